@@ -1,0 +1,46 @@
+import { randomUUID } from "node:crypto";
+import type { Context } from "hono";
+import { createApi } from "./http/api.ts";
+import type { AppDeps, AppEnv } from "./http/env.ts";
+import { errorBody, onError } from "./http/errors.ts";
+import { registerAgentApi } from "./http/routes/agent/index.ts";
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** The whole HTTP application, without listen(): tests call `app.request()`. */
+export function createApp(deps: AppDeps) {
+  const app = createApi();
+
+  // Request id: honour a sane incoming X-Request-Id, else mint one; echo it on every response.
+  app.use("*", async (c, next) => {
+    const incoming = c.req.header("x-request-id");
+    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    c.set("requestId", requestId);
+    c.set("logger", deps.logger.child({ requestId }));
+    c.header("X-Request-Id", requestId);
+    const started = performance.now();
+    await next();
+    c.header("X-Request-Id", requestId);
+    // The path only, never the query string or headers: nothing secret reaches the log.
+    c.get("logger").info(
+      {
+        method: c.req.method,
+        path: c.req.path,
+        route: c.get("routeTemplate"),
+        status: c.res.status,
+        keyPrefix: c.get("key")?.prefix,
+        ms: Math.round((performance.now() - started) * 100) / 100,
+      },
+      "request",
+    );
+  });
+
+  app.get("/healthz", (c) => c.json({ ok: true }));
+  registerAgentApi(app, deps);
+
+  app.notFound((c: Context<AppEnv>) => c.json(errorBody("not_found", "No such route."), 404));
+  app.onError(onError);
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,3 @@
+export * from "./keys.ts";
+export * from "./ledger.ts";
+export * from "./tenancy.ts";

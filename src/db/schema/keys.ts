@@ -1,0 +1,85 @@
+import {
+  bigserial,
+  boolean,
+  index,
+  integer,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
+import { organisations, partners, users } from "./tenancy.ts";
+
+/** `cr_live_` organisation keys, `crun_` USER and PARTNER keys. */
+export const KEY_FAMILIES = ["cr_live", "crun"] as const;
+export const KEY_KINDS = ["ORG", "USER", "PARTNER"] as const;
+export type KeyKind = (typeof KEY_KINDS)[number];
+export const KEY_REACH = ["OWN_ORG", "USER_MEMBERSHIPS", "ALL_LINKED", "PINNED"] as const;
+export type KeyReach = (typeof KEY_REACH)[number];
+
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    family: text("family", { enum: KEY_FAMILIES }).notNull(),
+    kind: text("kind", { enum: KEY_KINDS }).notNull(),
+    /** Public, unique display prefix: the middle part of `cr_live_<prefix>_<secret>`. */
+    prefix: text("prefix").notNull(),
+    /** SHA-256 of the secret, hex. The secret itself is never stored. */
+    secretDigest: text("secret_digest").notNull(),
+    label: text("label").notNull(),
+    scopes: text("scopes").array().notNull(),
+    /**
+     * Which organisations the key reads: OWN_ORG (organisation key: `orgId`), USER_MEMBERSHIPS
+     * (USER key: the creator's live memberships), ALL_LINKED (PARTNER key: the partner's live
+     * links), PINNED (PARTNER key: `pinnedOrgIds` intersected with live links).
+     */
+    reach: text("reach", { enum: KEY_REACH }).notNull(),
+    orgId: text("org_id").references(() => organisations.id),
+    partnerId: text("partner_id").references(() => partners.id),
+    pinnedOrgIds: text("pinned_org_ids").array(),
+    createdByUserId: text("created_by_user_id")
+      .notNull()
+      .references(() => users.id),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
+    lastSensitiveAccessAt: timestamp("last_sensitive_access_at", { withTimezone: true }),
+    revokedAt: timestamp("revoked_at", { withTimezone: true }),
+    /** Set on a key revoked by rotation: the key that replaced it. */
+    replacedByKeyId: text("replaced_by_key_id"),
+  },
+  (t) => [
+    uniqueIndex("api_keys_prefix_key").on(t.prefix),
+    index("api_keys_org_idx").on(t.orgId),
+    index("api_keys_partner_idx").on(t.partnerId),
+    index("api_keys_creator_idx").on(t.createdByUserId),
+  ],
+);
+
+/**
+ * One row per authenticated agent request. Append-only: a trigger in the migrations refuses
+ * UPDATE, DELETE and TRUNCATE, so not even a bug in this code base can rewrite history.
+ */
+export const auditEvents = pgTable(
+  "audit_events",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    keyId: text("key_id")
+      .notNull()
+      .references(() => apiKeys.id),
+    /** The target organisation, when one was resolved. */
+    orgId: text("org_id"),
+    method: text("method").notNull(),
+    /** The route template (`/api/agent/contacts/{id}`), never the raw URL. */
+    route: text("route").notNull(),
+    status: integer("status").notNull(),
+    /** True when the key held READ_SENSITIVE. */
+    sensitive: boolean("sensitive").notNull(),
+    requestId: text("request_id").notNull(),
+    at: timestamp("at", { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    index("audit_events_key_at_idx").on(t.keyId, t.at),
+    index("audit_events_org_at_idx").on(t.orgId, t.at),
+  ],
+);

@@ -1,0 +1,27 @@
+import type { Config } from "../config.ts";
+import type { Database } from "../db/client.ts";
+import type { Clock } from "../domain/clock.ts";
+import type { Logger } from "../logger.ts";
+import type { AuthenticatedKey, ServiceContext } from "../services/context.ts";
+
+/** What createApp needs; tests pass their own (a shared test database, a fixed clock). */
+export interface AppDeps {
+  config: Config;
+  database: Database;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** Hono's per-request variables. */
+export interface AppEnv {
+  Variables: {
+    requestId: string;
+    logger: Logger;
+    /** Set by the authenticate middleware. */
+    key?: AuthenticatedKey;
+    /** Set once the target organisation is resolved. */
+    ctx?: ServiceContext;
+    /** The matched route template for audit and metering, e.g. `/api/agent/contacts/{id}`. */
+    routeTemplate?: string;
+  };
+}

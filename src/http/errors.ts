@@ -1,0 +1,67 @@
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { ERROR_STATUS, type ErrorCode, ServiceError } from "../services/errors.ts";
+import type { AppEnv } from "./env.ts";
+
+export const ErrorResponseSchema = z
+  .object({
+    error: z.string().openapi({ description: "A snake_case error code.", example: "unauthorized" }),
+    message: z.string().optional().openapi({ description: "Human-readable detail." }),
+    requestId: z.string().optional(),
+    requiredScope: z.string().optional(),
+    parameter: z.string().optional(),
+    retryAfterSeconds: z.number().int().optional(),
+  })
+  .passthrough()
+  .openapi("ErrorResponse", { description: "Every error: `{ error: <code>, ... }`." });
+
+const DESCRIPTIONS: Record<ErrorCode, string> = {
+  invalid_parameter: "A query or path parameter is invalid.",
+  org_required: "This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes.",
+  unauthorized: "Missing, malformed, unknown or revoked key (causes are not distinguished).",
+  insufficient_scope: "The key lacks the scope this endpoint requires (named in requiredScope).",
+  forbidden: "The organisation is outside this key's reach.",
+  not_found: "No such resource in this organisation.",
+  no_brief_yet: "No daily brief has been generated yet.",
+  rate_limited: "Burst cap hit: 60 requests per minute per key per endpoint.",
+  credits_exhausted: "Query credits for the rolling 5-hour window are used up.",
+  internal_error: "Unexpected error.",
+  service_unavailable: "A dependency is unavailable; retry shortly.",
+};
+
+/** OpenAPI response objects for the given codes, grouped by status. */
+export function errorResponses(...codes: ErrorCode[]) {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) {
+    const status = ERROR_STATUS[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const out: Record<
+    number,
+    { description: string; content: { "application/json": { schema: typeof ErrorResponseSchema } } }
+  > = {};
+  for (const [status, list] of byStatus) {
+    out[status] = {
+      description: list.map((c) => `\`${c}\`: ${DESCRIPTIONS[c]}`).join(" "),
+      content: { "application/json": { schema: ErrorResponseSchema } },
+    };
+  }
+  return out;
+}
+
+/** The one place errors become responses. */
+export function errorBody(code: ErrorCode, message: string, extra: Record<string, unknown> = {}) {
+  return { error: code, message, ...extra };
+}
+
+export function respondError(c: Context<AppEnv>, err: ServiceError) {
+  for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
+  return c.json(errorBody(err.code, err.message, err.details), err.status);
+}
+
+export function onError(err: Error, c: Context<AppEnv>) {
+  if (err instanceof ServiceError) return respondError(c, err);
+  const requestId = c.get("requestId");
+  c.get("logger")?.error({ err, requestId }, "unhandled error");
+  return c.json(errorBody("internal_error", "Unexpected error.", { requestId }), 500);
+}

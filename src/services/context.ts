@@ -1,0 +1,52 @@
+import type { Db } from "../db/client.ts";
+import type { KeyKind, KeyReach } from "../db/schema/index.ts";
+import type { Scope } from "../domain/scopes.ts";
+import { hasScope } from "../domain/scopes.ts";
+import { InsufficientScopeError } from "./errors.ts";
+
+/** The organisation a request reads, as resolved by the pipeline. */
+export interface OrgRef {
+  id: string;
+  name: string;
+  baseCurrency: string;
+  timezone: string;
+  financialYearEndMonth: number;
+  financialYearEndDay: number;
+  billingAccountId: string | null;
+}
+
+/** A verified API key, as the pipeline hands it on. Never carries the secret. */
+export interface AuthenticatedKey {
+  id: string;
+  prefix: string;
+  family: "cr_live" | "crun";
+  kind: KeyKind;
+  reach: KeyReach;
+  scopes: readonly Scope[];
+  label: string;
+  /** The key's creator: for partner keys, the partner user. Credits are charged to this user. */
+  createdByUserId: string;
+  orgId: string | null;
+  partnerId: string | null;
+  pinnedOrgIds: readonly string[] | null;
+}
+
+/** What every service verb receives: who asks, for which organisation, and the clients. */
+export interface ServiceContext {
+  db: Db;
+  /** The request's instant, from the injected clock. */
+  now: Date;
+  org: OrgRef;
+  actor: { type: "apiKey"; key: AuthenticatedKey } | { type: "system" };
+  scopes: readonly Scope[];
+}
+
+/** Re-checks a scope inside a verb (the route checked it first); fail-closed. */
+export function requireScope(ctx: ServiceContext, scope: Scope): void {
+  if (ctx.actor.type === "system") return;
+  if (!hasScope(ctx.scopes, scope)) throw new InsufficientScopeError(scope);
+}
+
+export function canSeeSensitive(ctx: ServiceContext): boolean {
+  return ctx.actor.type === "system" || hasScope(ctx.scopes, "READ_SENSITIVE");
+}
