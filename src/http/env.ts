@@ -3,6 +3,7 @@ import type { Database } from "../db/client.ts";
 import type { Clock } from "../domain/clock.ts";
 import type { Logger } from "../logger.ts";
 import type { AuthenticatedKey, ServiceContext } from "../services/context.ts";
+import type { MeteringHook } from "./middleware/metering.ts";
 
 /** What createApp needs; tests pass their own (a shared test database, a fixed clock). */
 export interface AppDeps {
@@ -10,6 +11,8 @@ export interface AppDeps {
   database: Database;
   clock: Clock;
   logger: Logger;
+  /** Burst cap and query credits; absent = admit everything (noopMetering). */
+  metering?: MeteringHook;
 }
 
 /** Hono's per-request variables. */

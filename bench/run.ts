@@ -1,0 +1,205 @@
+/**
+ * `npm run bench`: measures agent endpoints against a large generated organisation.
+ *
+ * For each endpoint and each driver it runs, one after another in one process and interleaved
+ * over several rounds, three servers with autocannon in a worker thread:
+ *   ceiling  — a static response of the same bytes (what no route can beat);
+ *   baseline — a bare route running the same service verb (same SQL and serialization) without
+ *              the pipeline (no key lookup, org resolution, scope check, metering or audit);
+ *   real     — the real endpoint through the whole pipeline.
+ * It prints requests/s, p50 and p99 (medians over rounds), and real/baseline and real/ceiling.
+ *
+ * Environment: BENCH_DRIVERS (postgres,pglite), BENCH_INVOICES (100000), BENCH_SECONDS (5),
+ * BENCH_ROUNDS (3), BENCH_CONNECTIONS (10), BENCH_DATABASE_URL, BENCH_ONLY (endpoint names).
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { eq } from "drizzle-orm";
+import { Hono } from "hono";
+import pg from "pg";
+import { createApp } from "../src/app.ts";
+import { loadConfig } from "../src/config.ts";
+import { type Database, migratePostgres, openEmbedded, openPostgres } from "../src/db/client.ts";
+import { organisations } from "../src/db/schema/index.ts";
+import { offsetClock } from "../src/domain/clock.ts";
+import { ALL_BUT_SENSITIVE } from "../src/domain/scopes.ts";
+import { createLogger } from "../src/logger.ts";
+import type { ServiceContext } from "../src/services/context.ts";
+import { seedDemo } from "../src/services/demo/seed-demo.ts";
+import { authenticateKey } from "../src/services/keys/authenticate-key.ts";
+import { createApiKey } from "../src/services/keys/create-api-key.ts";
+import { resolveTargetOrg } from "../src/services/keys/resolve-target-org.ts";
+import { ENDPOINTS } from "./endpoints.ts";
+import { type LoadResult, load, median, percentile, staticServer } from "./load.ts";
+
+const BENCH_NOW = new Date("2026-06-30T02:00:00Z");
+const env = process.env;
+const DRIVERS = (env.BENCH_DRIVERS ?? "postgres,pglite").split(",").map((s) => s.trim());
+const INVOICES = Number(env.BENCH_INVOICES ?? 100_000);
+const SECONDS = Number(env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(env.BENCH_ROUNDS ?? 3);
+const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 10);
+const ONLY = env.BENCH_ONLY?.split(",");
+const PG_URL = env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/cashrunway_bench";
+const ORG_NAME = `Bench ${INVOICES}`;
+
+async function openBenchDatabase(driver: string): Promise<Database> {
+  if (driver === "postgres") {
+    const u = new URL(PG_URL);
+    const dbName = u.pathname.slice(1);
+    const admin = new pg.Client({ connectionString: Object.assign(new URL(PG_URL), { pathname: "/postgres" }).toString() });
+    await admin.connect();
+    const exists = await admin.query("select 1 from pg_database where datname = $1", [dbName]);
+    if (exists.rowCount === 0) await admin.query(`create database "${dbName}"`);
+    await admin.end();
+    await migratePostgres(PG_URL);
+    return openPostgres(PG_URL, 20);
+  }
+  return openEmbedded(".bench/pglite");
+}
+
+/** The generated organisation, reused across runs (generation and import are timed once). */
+async function ensureOrg(database: Database): Promise<{ orgId: string; seededSeconds?: number }> {
+  const [existing] = await database.db
+    .select({ id: organisations.id })
+    .from(organisations)
+    .where(eq(organisations.name, ORG_NAME));
+  if (existing) return { orgId: existing.id };
+  const started = performance.now();
+  const seeded = await seedDemo(database.db, {
+    seed: "bench",
+    now: BENCH_NOW,
+    invoices: INVOICES,
+    folder: `.bench/ledger-${INVOICES}`,
+    name: ORG_NAME,
+  });
+  return { orgId: seeded.orgId, seededSeconds: (performance.now() - started) / 1000 };
+}
+
+async function listen(fetch: (req: Request) => Response | Promise<Response>) {
+  const server = serve({ fetch, port: 0, hostname: "127.0.0.1" });
+  await new Promise<void>((resolve) => server.once("listening", () => resolve()));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+interface Row {
+  driver: string;
+  endpoint: string;
+  ceiling: LoadResult;
+  baseline: LoadResult;
+  real: LoadResult;
+}
+
+function summarise(results: LoadResult[]): LoadResult {
+  return {
+    requestsPerSecond: median(results.map((r) => r.requestsPerSecond)),
+    p50: median(results.map((r) => r.p50)),
+    p99: median(results.map((r) => r.p99)),
+    non2xx: results.reduce((a, r) => a + r.non2xx, 0),
+    errors: results.reduce((a, r) => a + r.errors, 0),
+  };
+}
+
+async function benchDriver(driver: string): Promise<{ rows: Row[]; keyVerify: Record<string, number>; seededSeconds?: number }> {
+  const database = await openBenchDatabase(driver);
+  try {
+    const { orgId, seededSeconds } = await ensureOrg(database);
+    const clock = offsetClock(BENCH_NOW);
+    const created = await createApiKey(
+      database.db,
+      { kind: "ORG", orgId, label: `bench ${new Date().toISOString()}`, scopes: [...ALL_BUT_SENSITIVE] },
+      clock.now(),
+    );
+    const headers = { authorization: `Bearer ${created.key}` };
+    const key = await authenticateKey(database.db, created.key);
+    if (!key) throw new Error("bench key does not authenticate");
+    const org = await resolveTargetOrg(database.db, key, undefined);
+
+    // Key verification cost, in process: the authenticate step alone.
+    const timings: number[] = [];
+    for (let i = 0; i < 3000; i++) {
+      const t = performance.now();
+      await authenticateKey(database.db, created.key);
+      timings.push(performance.now() - t);
+    }
+    const keyVerify = { p50: median(timings.slice(500)), p99: percentile(timings.slice(500), 99), max: Math.max(...timings.slice(500)) };
+
+    const config = loadConfig({ ...process.env, DATABASE_URL: undefined, LOG_LEVEL: "silent" });
+    const app = createApp({ config, database, clock, logger: createLogger("silent") });
+    const rows: Row[] = [];
+    for (const endpoint of ENDPOINTS) {
+      if (ONLY && !ONLY.includes(endpoint.name)) continue;
+      const ctxFor = (): ServiceContext => ({
+        db: database.db,
+        now: clock.now(),
+        org,
+        actor: { type: "apiKey", key },
+        scopes: key.scopes,
+      });
+      const bare = new Hono();
+      bare.get(endpoint.path, async (c) => c.json(await endpoint.baseline(ctxFor())));
+      const realResponse = await app.request(endpoint.path, { headers });
+      if (realResponse.status !== 200) throw new Error(`${endpoint.name}: real endpoint answered ${realResponse.status}: ${await realResponse.text()}`);
+      const body = await realResponse.text();
+      const ceiling = await staticServer(body);
+      const baseline = await listen(bare.fetch);
+      const real = await listen(app.fetch);
+      const targets = { ceiling: ceiling.url, baseline: baseline.url, real: real.url };
+      const samples: Record<keyof typeof targets, LoadResult[]> = { ceiling: [], baseline: [], real: [] };
+      for (const [, url] of Object.entries(targets)) {
+        await load(url + endpoint.path, { connections: CONNECTIONS, seconds: 1, headers }); // warm-up
+      }
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const [name, url] of Object.entries(targets) as [keyof typeof targets, string][]) {
+          samples[name].push(await load(url + endpoint.path, { connections: CONNECTIONS, seconds: SECONDS, headers }));
+        }
+      }
+      ceiling.server.close();
+      await baseline.close();
+      await real.close();
+      rows.push({
+        driver,
+        endpoint: endpoint.name,
+        ceiling: summarise(samples.ceiling),
+        baseline: summarise(samples.baseline),
+        real: summarise(samples.real),
+      });
+      printRow(rows[rows.length - 1] as Row);
+    }
+    return { rows, keyVerify, seededSeconds };
+  } finally {
+    await database.close();
+  }
+}
+
+const fmt = (n: number, d = 1) => n.toFixed(d);
+
+function printRow(r: Row) {
+  const line = (name: string, x: LoadResult) =>
+    `  ${name.padEnd(9)} ${fmt(x.requestsPerSecond).padStart(9)} req/s   p50 ${fmt(x.p50).padStart(6)} ms   p99 ${fmt(x.p99).padStart(6)} ms${x.non2xx || x.errors ? `   non-2xx ${x.non2xx} errors ${x.errors}` : ""}`;
+  console.log(`\n${r.driver} ${r.endpoint} (${CONNECTIONS} connections, ${ROUNDS}×${SECONDS}s, medians)`);
+  console.log(line("ceiling", r.ceiling));
+  console.log(line("baseline", r.baseline));
+  console.log(line("real", r.real));
+  console.log(
+    `  real/baseline ${fmt(r.real.requestsPerSecond / r.baseline.requestsPerSecond, 2)}   real/ceiling ${fmt(r.real.requestsPerSecond / r.ceiling.requestsPerSecond, 2)}`,
+  );
+}
+
+const all: unknown[] = [];
+for (const driver of DRIVERS) {
+  const started = performance.now();
+  const result = await benchDriver(driver);
+  console.log(
+    `\n${driver}: key verification p50 ${fmt(result.keyVerify.p50 ?? 0, 3)} ms, p99 ${fmt(result.keyVerify.p99 ?? 0, 3)} ms, max ${fmt(result.keyVerify.max ?? 0, 3)} ms` +
+      (result.seededSeconds ? `; generated and imported ${INVOICES} invoices in ${fmt(result.seededSeconds)} s` : "") +
+      `; driver total ${fmt((performance.now() - started) / 1000)} s`,
+  );
+  all.push({ driver, ...result });
+}
+mkdirSync(".bench", { recursive: true });
+const file = `.bench/results-${new Date().toISOString().replace(/[:.]/g, "-")}.json`;
+writeFileSync(file, JSON.stringify({ invoices: INVOICES, seconds: SECONDS, rounds: ROUNDS, connections: CONNECTIONS, results: all }, null, 2));
+console.log(`\nwrote ${file}`);
+process.exit(0);

@@ -1,0 +1,169 @@
+import { isKeyPrefix } from "../../domain/keys.ts";
+import { parseScopeList, type Scope } from "../../domain/scopes.ts";
+import type { CreateApiKeyInput, CreatedApiKey } from "../../services/keys/create-api-key.ts";
+import { createApiKey } from "../../services/keys/create-api-key.ts";
+import type { ApiKeySummary } from "../../services/keys/key-views.ts";
+import { listApiKeys } from "../../services/keys/list-api-keys.ts";
+import { revokeApiKey } from "../../services/keys/revoke-api-key.ts";
+import { rotateApiKey } from "../../services/keys/rotate-api-key.ts";
+import { type ParsedArgs, UsageError } from "../args.ts";
+import type { CliContext, Command } from "../command.ts";
+
+const SUBCOMMANDS = "create, list, rotate, revoke";
+
+function scopesFlag(args: ParsedArgs): Scope[] {
+  let scopes: Scope[];
+  try {
+    scopes = parseScopeList(args.requireString("scopes"));
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    throw new UsageError(`--scopes: ${(e as Error).message}`);
+  }
+  if (scopes.length === 0) throw new UsageError("--scopes: pick at least one scope");
+  if (scopes.includes("READ_SENSITIVE")) {
+    throw new UsageError("--scopes: READ_SENSITIVE is granted only with --sensitive");
+  }
+  return scopes;
+}
+
+/** The create input named by exactly one of --org, --user, --partner. */
+function createInput(args: ParsedArgs): CreateApiKeyInput {
+  const owners = ["org", "user", "partner"].filter((f) => args.has(f));
+  if (owners.length !== 1) {
+    throw new UsageError("keys create needs exactly one of --org ID, --user ID, --partner ID");
+  }
+  const label = args.requireString("label");
+  if (args.has("partner")) {
+    args.allowOnly("partner", "label", "pinned");
+    const pinned = args.string("pinned");
+    const pinnedOrgIds = pinned
+      ?.split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
+    if (pinned !== undefined && pinnedOrgIds?.length === 0) {
+      throw new UsageError("--pinned needs at least one organisation id");
+    }
+    return {
+      kind: "PARTNER",
+      partnerId: args.requireString("partner"),
+      label,
+      ...(pinnedOrgIds ? { pinnedOrgIds } : {}),
+    };
+  }
+  const sensitive = args.bool("sensitive");
+  if (args.has("org")) {
+    args.allowOnly("org", "label", "scopes", "sensitive");
+    return {
+      kind: "ORG",
+      orgId: args.requireString("org"),
+      label,
+      scopes: scopesFlag(args),
+      sensitive,
+    };
+  }
+  args.allowOnly("user", "label", "scopes", "sensitive");
+  return {
+    kind: "USER",
+    userId: args.requireString("user"),
+    label,
+    scopes: scopesFlag(args),
+    sensitive,
+  };
+}
+
+function prefixArg(args: ParsedArgs, sub: string): string {
+  args.allowOnly();
+  const prefix = args.positional(1, `key prefix (keys ${sub} PREFIX)`);
+  if (args.positionals.length > 2) throw new UsageError(`keys ${sub} takes one PREFIX`);
+  if (!isKeyPrefix(prefix)) {
+    throw new UsageError(`"${prefix}" is not a key prefix (10 characters, as shown by keys list)`);
+  }
+  return prefix;
+}
+
+/** The new secret goes to stdout once, here, and nowhere else (never to a log). */
+function printNewKey(ctx: CliContext, k: CreatedApiKey, extra: Record<string, unknown> = {}): void {
+  ctx.print(
+    {
+      key: k.key,
+      prefix: k.prefix,
+      id: k.id,
+      kind: k.kind,
+      label: k.label,
+      scopes: k.scopes,
+      reach: k.reach,
+      orgId: k.orgId,
+      partnerId: k.partnerId,
+      pinnedOrgIds: k.pinnedOrgIds,
+      ...extra,
+    },
+    [
+      `API key (shown once; store it now): ${k.key}`,
+      `  prefix: ${k.prefix}   kind: ${k.kind}   reach: ${k.reach}`,
+      `  scopes: ${k.scopes.join(", ")}`,
+      ...(typeof extra.replacedPrefix === "string"
+        ? [`  replaces ${extra.replacedPrefix} (revoked now)`]
+        : []),
+    ],
+  );
+}
+
+function humanRow(k: ApiKeySummary): string {
+  const owner = k.orgId ?? k.partnerId ?? k.createdByUserId;
+  const used = k.lastUsedAt ? `last used ${k.lastUsedAt}` : "never used";
+  return `${k.prefix}  ${k.status.padEnd(7)}  ${k.kind.padEnd(7)}  ${owner}  "${k.label}"  [${k.scopes.join(",")}]  ${used}`;
+}
+
+/** `keys create|list|rotate|revoke`: API key management (the settings screen's CLI twin). */
+export const keysCommand: Command = {
+  name: "keys",
+  usage: [
+    "keys create --org ID --label L --scopes A,B [--sensitive]",
+    "keys create --user ID --label L --scopes A,B [--sensitive]",
+    "keys create --partner ID --label L [--pinned ORG,ORG]",
+    "keys list [--org ID]",
+    "keys rotate PREFIX          (cr_live_ keys; crun_ keys: create the new one, then revoke)",
+    "keys revoke PREFIX",
+  ],
+  booleanFlags: ["sensitive"],
+  async run(args, ctx) {
+    const sub = args.positional(0, `subcommand (${SUBCOMMANDS})`);
+    let action: (db: Awaited<ReturnType<CliContext["openDatabase"]>>["db"]) => Promise<void>;
+    if (sub === "create") {
+      if (args.positionals.length > 1)
+        throw new UsageError("keys create takes no positional arguments");
+      const input = createInput(args);
+      action = async (db) => printNewKey(ctx, await createApiKey(db, input, ctx.clock.now()));
+    } else if (sub === "list") {
+      args.allowOnly("org");
+      const orgId = args.string("org");
+      action = async (db) => {
+        const keys = await listApiKeys(db, orgId ? { orgId } : {});
+        ctx.print({ keys }, keys.length ? keys.map(humanRow) : "No keys.");
+      };
+    } else if (sub === "rotate") {
+      const prefix = prefixArg(args, sub);
+      action = async (db) => {
+        const k = await rotateApiKey(db, prefix, ctx.clock.now());
+        printNewKey(ctx, k, { replacedPrefix: k.replacedPrefix });
+      };
+    } else if (sub === "revoke") {
+      const prefix = prefixArg(args, sub);
+      action = async (db) => {
+        const k = await revokeApiKey(db, prefix, ctx.clock.now());
+        ctx.print(
+          { prefix: k.prefix, status: k.status, revokedAt: k.revokedAt },
+          `Revoked ${k.prefix} ("${k.label}") at ${k.revokedAt}`,
+        );
+      };
+    } else {
+      throw new UsageError(`unknown subcommand "keys ${sub}" (expected: ${SUBCOMMANDS})`);
+    }
+    const database = await ctx.openDatabase();
+    try {
+      await action(database.db);
+    } finally {
+      await database.close();
+    }
+  },
+};

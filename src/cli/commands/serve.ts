@@ -1,0 +1,37 @@
+import { startServer } from "../../main.ts";
+import type { Command } from "../command.ts";
+
+export const serveCommand: Command = {
+  name: "serve",
+  usage: ["serve [--demo]   (npm start; seeds a demo organisation on an empty embedded database)"],
+  booleanFlags: ["demo"],
+  async run(args, ctx) {
+    args.allowOnly("demo");
+    const running = await startServer(ctx.config, {
+      demo: args.bool("demo"),
+      clock: ctx.clock,
+      onDemo: (demo, url) => {
+        const lines = [
+          "",
+          "Demo organisation created. Its API key (shown once, keep it):",
+          "",
+          `  ${demo.key}`,
+          "",
+          "Try it:",
+          "",
+          `  curl -s -H "Authorization: Bearer ${demo.key}" ${url}/api/agent/bank-accounts`,
+          "",
+        ];
+        process.stdout.write(`${lines.join("\n")}\n`);
+      },
+    });
+    const stop = () => {
+      running.close().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  },
+};

@@ -1,0 +1,67 @@
+import { ConfigError, loadConfig } from "../config.ts";
+import { openDatabase } from "../db/client.ts";
+import { offsetClock, systemClock } from "../domain/clock.ts";
+import { ServiceError } from "../services/errors.ts";
+import { ParsedArgs, UsageError } from "./args.ts";
+import type { CliContext } from "./command.ts";
+import { COMMANDS } from "./commands/index.ts";
+
+function helpText(): string {
+  const lines = ["Usage: cashrunway <command> [options] [--json]", "", "Commands:"];
+  for (const c of COMMANDS) for (const u of c.usage) lines.push(`  ${u}`);
+  lines.push(
+    "",
+    "Every command uses the same database as the server: DATABASE_URL when set, else the embedded",
+    "database in DATA_DIR (default ./.cashrunway), also while the server runs.",
+  );
+  return lines.join("\n");
+}
+
+/** Runs one command line; returns the exit code. Errors are one line on stderr. */
+export async function runCli(argv: readonly string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "help" || name === "--help" || name === "-h") {
+    process.stdout.write(`${helpText()}\n`);
+    return name === undefined ? 2 : 0;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  try {
+    if (!command) throw new UsageError(`unknown command "${name}" (run "cashrunway help")`);
+    const args = ParsedArgs.parse(rest, command.booleanFlags);
+    if (args.has("help")) {
+      process.stdout.write(`${command.usage.map((u) => `cashrunway ${u}`).join("\n")}\n`);
+      return 0;
+    }
+    const config = loadConfig();
+    const clock = config.CASHRUNWAY_NOW ? offsetClock(new Date(config.CASHRUNWAY_NOW)) : systemClock;
+    const json = args.bool("json");
+    const ctx: CliContext = {
+      config,
+      clock,
+      json,
+      openDatabase: () => openDatabase(config),
+      print(data, human) {
+        const text = json ? JSON.stringify(data) : Array.isArray(human) ? human.join("\n") : human;
+        process.stdout.write(`${text}\n`);
+      },
+    };
+    await command.run(args, ctx);
+    return 0;
+  } catch (err) {
+    const e = err as Error;
+    if (e instanceof UsageError) {
+      process.stderr.write(`cashrunway ${name}: ${e.message}\n`);
+      return 2;
+    }
+    if (e instanceof ConfigError || e instanceof ServiceError) {
+      process.stderr.write(`cashrunway ${name}: ${e.message.replace(/\n/g, " ")}\n`);
+      return 1;
+    }
+    process.stderr.write(`cashrunway ${name}: ${e.stack ?? e.message}\n`);
+    return 1;
+  }
+}
+
+const code = await runCli(process.argv.slice(2));
+// `serve` keeps running (its run() resolves once the server is listening); others exit now.
+if (code !== 0 || process.argv[2] !== "serve") process.exit(code);

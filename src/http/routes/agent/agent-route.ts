@@ -1,0 +1,218 @@
+import { createRoute, type RouteConfig, z } from "@hono/zod-openapi";
+import type { Context, MiddlewareHandler } from "hono";
+import type { Db } from "../../../db/client.ts";
+import type { Clock } from "../../../domain/clock.ts";
+import type { Scope } from "../../../domain/scopes.ts";
+import type { AuthenticatedKey, ServiceContext } from "../../../services/context.ts";
+import type { ErrorCode } from "../../../services/errors.ts";
+import type { Api } from "../../api.ts";
+import type { AppEnv } from "../../env.ts";
+import { errorResponses } from "../../errors.ts";
+import { type MeteringHook, meter } from "../../middleware/metering.ts";
+import { requireScope } from "../../middleware/require-scope.ts";
+import { routeTemplate } from "../../middleware/route-template.ts";
+import { targetOrg } from "../../middleware/target-org.ts";
+
+/** What the agent routes' pipeline steps need. */
+export interface PipelineDeps {
+  db: Db;
+  clock: Clock;
+  metering: MeteringHook;
+}
+
+export const AGENT_PREFIX = "/api/agent";
+export const OPENAPI_PATH = `${AGENT_PREFIX}/openapi.json`;
+
+/** The path parameter of every nested route. */
+export const OrgIdParamSchema = z.object({
+  orgId: z.string().openapi({
+    param: { name: "orgId", in: "path" },
+    description:
+      "An organisation within the key's reach (see GET /api/agent/orgs). Any other value, " +
+      "including an unknown or malformed id, answers 403 `forbidden`.",
+    example: "org_5kq2m8x3c9d1v7b4n6ht",
+  }),
+});
+
+/** `/api/agent/contacts/{id}` -> `/api/agent/orgs/{orgId}/contacts/{id}`. */
+export function nestedPath(flatPath: string): string {
+  return flatPath.replace(`${AGENT_PREFIX}/`, `${AGENT_PREFIX}/orgs/{orgId}/`);
+}
+
+/** The sentence every operation description starts with, and the `x-required-scope` value. */
+function scopeSentence(scope: Scope | null): string {
+  return scope
+    ? `Required scope: \`${scope}\`; a key without it gets 403 \`insufficient_scope\`.`
+    : "Required scope: none (any valid key).";
+}
+
+type ZodObjectSchema = z.ZodObject<z.ZodRawShape>;
+
+/** An endpoint that reads one organisation's data. */
+export interface OrgRouteSpec<
+  S extends z.ZodType,
+  Q extends ZodObjectSchema | undefined,
+  P extends ZodObjectSchema | undefined,
+> {
+  /** The flat path, e.g. `/api/agent/contacts/{id}`; it is also the audit route template. */
+  path: `${typeof AGENT_PREFIX}/${string}`;
+  operationId: string;
+  tags: string[];
+  summary: string;
+  description: string;
+  /** The scope the route requires; null = any valid key. */
+  scope: Scope | null;
+  query?: Q;
+  /** Path parameters of the flat form (the nested form adds `orgId`). */
+  params?: P;
+  response: { schema: S; description: string };
+  /** Error codes the handler itself can answer with, beyond the pipeline's. */
+  errors?: ErrorCode[];
+  /** Serve only `/api/agent/orgs/{orgId}/…` (the daily brief). */
+  nestedOnly?: boolean;
+  /** Exempt from query credits (`/api/agent/status`). */
+  chargesCredit?: boolean;
+  handler: (
+    ctx: ServiceContext,
+    input: {
+      query: Q extends ZodObjectSchema ? z.output<Q> : Record<string, never>;
+      params: P extends ZodObjectSchema ? z.output<P> : Record<string, never>;
+    },
+    c: Context<AppEnv>,
+  ) => Promise<z.input<S>>;
+}
+
+/**
+ * Registers an organisation-scoped endpoint twice, flat (`/api/agent/x`) and nested
+ * (`/api/agent/orgs/{orgId}/x`), with one handler and one response schema. Each form's chain is
+ * route template -> target organisation -> required scope -> metering -> validation -> handler
+ * (authentication and audit wrap it, see `registerAgentApi`).
+ */
+export function registerOrgRoute<
+  S extends z.ZodType,
+  Q extends ZodObjectSchema | undefined = undefined,
+  P extends ZodObjectSchema | undefined = undefined,
+>(api: Api, deps: PipelineDeps, spec: OrgRouteSpec<S, Q, P>): void {
+  const forms = spec.nestedOnly ? [true] : [false, true];
+  for (const nested of forms) {
+    const pipelineErrors: ErrorCode[] = [
+      ...(spec.query || spec.params ? (["invalid_parameter"] as const) : []),
+      ...(nested ? [] : (["org_required"] as const)),
+      "unauthorized",
+      "forbidden",
+      ...(spec.scope ? (["insufficient_scope"] as const) : []),
+      "rate_limited",
+      ...(spec.chargesCredit === false ? [] : (["credits_exhausted"] as const)),
+      "internal_error",
+    ];
+    const codes = [...new Set<ErrorCode>([...pipelineErrors, ...(spec.errors ?? [])])];
+    const formNote = nested
+      ? spec.nestedOnly
+        ? "The organisation is the `{orgId}` path segment; it must be within the key's reach."
+        : `Same as \`GET ${spec.path}\`, for the organisation \`{orgId}\`, which must be within ` +
+          "the key's reach (else 403 `forbidden`). Any key may use this form."
+      : "Reads the key's organisation: an organisation key's own, or the only organisation a " +
+        "USER or PARTNER key reaches. A key reaching several organisations gets 400 " +
+        `\`org_required\` and must use \`GET ${nestedPath(spec.path)}\`.`;
+    const middleware: MiddlewareHandler<AppEnv>[] = [
+      routeTemplate(spec.path),
+      targetOrg(deps, { nested }),
+      ...(spec.scope ? [requireScope(spec.scope)] : []),
+      meter(deps.metering, deps.clock, { chargesCredit: spec.chargesCredit !== false }),
+    ];
+    const params = nested
+      ? spec.params
+        ? OrgIdParamSchema.extend(spec.params.shape)
+        : OrgIdParamSchema
+      : spec.params;
+    const route: RouteConfig = createRoute({
+      method: "get",
+      path: nested ? nestedPath(spec.path) : spec.path,
+      operationId: nested ? `${spec.operationId}ForOrg` : spec.operationId,
+      tags: spec.tags,
+      summary: nested ? `${spec.summary} (organisation in the path)` : spec.summary,
+      description: `${scopeSentence(spec.scope)}\n\n${spec.description}\n\n${formNote}`,
+      "x-required-scope": spec.scope,
+      security: [{ bearerAuth: [] }],
+      request: {
+        ...(spec.query ? { query: spec.query } : {}),
+        ...(params ? { params } : {}),
+      },
+      responses: {
+        200: {
+          description: spec.response.description,
+          content: { "application/json": { schema: spec.response.schema } },
+        },
+        ...errorResponses(...codes),
+      },
+      middleware,
+    });
+    api.openapi(route, async (c) => {
+      const ctx = c.get("ctx");
+      // targetOrg() set it; its absence is a wiring bug, not a client error.
+      if (!ctx) throw new Error("route handler ran without a ServiceContext");
+      // Validated by the route's own schemas before the handler runs (openapi() validators).
+      const valid = (target: "query" | "param"): unknown => c.req.valid(target as never);
+      const query = (spec.query ? valid("query") : {}) as Parameters<
+        typeof spec.handler
+      >[1]["query"];
+      const all = (params ? valid("param") : {}) as Record<string, unknown>;
+      const { orgId: _orgId, ...flatParams } = all;
+      const result = await spec.handler(
+        ctx,
+        { query, params: flatParams as Parameters<typeof spec.handler>[1]["params"] },
+        c,
+      );
+      return c.json(result as Record<string, unknown>, 200);
+    });
+  }
+}
+
+/** Registers an endpoint without a target organisation (`GET /api/agent/orgs`). */
+export function registerKeyRoute<S extends z.ZodType>(
+  api: Api,
+  deps: PipelineDeps,
+  spec: {
+    path: `${typeof AGENT_PREFIX}/${string}`;
+    operationId: string;
+    tags: string[];
+    summary: string;
+    description: string;
+    response: { schema: S; description: string };
+    chargesCredit?: boolean;
+    handler: (key: AuthenticatedKey, c: Context<AppEnv>) => Promise<z.input<S>>;
+  },
+): void {
+  const route: RouteConfig = createRoute({
+    method: "get",
+    path: spec.path,
+    operationId: spec.operationId,
+    tags: spec.tags,
+    summary: spec.summary,
+    description: `${scopeSentence(null)}\n\n${spec.description}`,
+    "x-required-scope": null,
+    security: [{ bearerAuth: [] }],
+    responses: {
+      200: {
+        description: spec.response.description,
+        content: { "application/json": { schema: spec.response.schema } },
+      },
+      ...errorResponses(
+        "unauthorized",
+        "rate_limited",
+        ...(spec.chargesCredit === false ? [] : (["credits_exhausted"] as const)),
+        "internal_error",
+      ),
+    },
+    middleware: [
+      routeTemplate(spec.path),
+      meter(deps.metering, deps.clock, { chargesCredit: spec.chargesCredit !== false }),
+    ],
+  });
+  api.openapi(route, async (c) => {
+    const key = c.get("key");
+    // authenticate() runs first on every agent path; no key here is a wiring bug.
+    if (!key) throw new Error("route handler ran without an authenticated key");
+    return c.json((await spec.handler(key, c)) as Record<string, unknown>, 200);
+  });
+}

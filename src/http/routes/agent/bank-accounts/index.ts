@@ -1,0 +1,3 @@
+export { registerListBankAccounts } from "./list.ts";
+export type { BankAccountsResponse } from "./schema.ts";
+export { BankAccountSchema, BankAccountsResponseSchema } from "./schema.ts";

@@ -1,0 +1,84 @@
+import { createRoute, type RouteConfig } from "@hono/zod-openapi";
+import type { Api } from "../../api.ts";
+import { OPENAPI_PATH } from "./agent-route.ts";
+
+/** The API's version in the OpenAPI `info` block (the spec defines no versioning scheme yet). */
+export const API_VERSION = "0.1.0";
+
+const KEY_FORMATS =
+  "Send `Authorization: Bearer <key>`. Organisation keys read `cr_live_<prefix>_<secret>`; USER " +
+  "and PARTNER keys read `crun_<prefix>_<secret>`. `<prefix>` is 10 characters and `<secret>` " +
+  "38, all lower-case Crockford base32; the secret's last 6 characters are a checksum, so a " +
+  "mistyped key is refused at once. Every authentication failure (missing or non-bearer header, " +
+  "malformed or mistyped key, unknown prefix, wrong secret, revoked key) answers 401 with the " +
+  'same body, `{"error":"unauthorized"}`.';
+
+const API_DESCRIPTION = [
+  "Read-only agent API of Cash Runway: one organisation's cash data per request.",
+  "",
+  "**Choosing the organisation.** An organisation key reads its own organisation on the flat " +
+    "routes (`/api/agent/bank-accounts`). Every flat route is also served as " +
+    "`/api/agent/orgs/{orgId}/…` (same response schema). A USER or PARTNER key reaching exactly " +
+    "one organisation may use the flat form; a key reaching several gets 400 `org_required` " +
+    "there and must use the nested form. An `{orgId}` outside the key's reach — unknown, " +
+    "malformed or simply not reachable, indistinguishably — answers 403 `forbidden`. " +
+    "`GET /api/agent/orgs` lists the reachable organisations.",
+  "",
+  "**Errors** are `{ error: <code>, message?, … }` with snake_case codes: `unauthorized` (401), " +
+    "`org_required`, `invalid_parameter` (400), `forbidden`, `insufficient_scope` (403, with " +
+    "`requiredScope`), `not_found` (404), `rate_limited`, `credits_exhausted` (429).",
+  "",
+  "**Sensitive data.** Without `READ_SENSITIVE`, rows flagged sensitive are absent from lists " +
+    "and counted in `redactedItemCount`.",
+  "",
+  "**Audit.** Every authenticated request is recorded (key, organisation, route template, " +
+    "status) and updates the key's last-used time.",
+].join("\n");
+
+/**
+ * `GET /api/agent/openapi.json`, public. Generated from the registered route schemas on first
+ * request and cached (routes do not change at run time); `servers` names the requesting origin.
+ */
+export function registerOpenApiDocument(api: Api): void {
+  api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
+    type: "http",
+    scheme: "bearer",
+    bearerFormat: "cr_live_<prefix>_<secret> | crun_<prefix>_<secret>",
+    description: KEY_FORMATS,
+  });
+  let cached: Record<string, unknown> | undefined;
+  // Typed as the wide RouteConfig: the body is a plain JSON Schema object, not a Zod schema.
+  const route: RouteConfig = createRoute({
+    method: "get",
+    path: OPENAPI_PATH,
+    operationId: "getOpenApiDocument",
+    tags: ["meta"],
+    summary: "This OpenAPI 3.1 document",
+    description: "Public: no key needed, not metered, not audited.",
+    security: [],
+    responses: {
+      200: {
+        description: "The OpenAPI 3.1 document.",
+        content: { "application/json": { schema: { type: "object" } } },
+      },
+    },
+  });
+  api.openapi(route, (c) => {
+    cached ??= api.getOpenAPI31Document({
+      openapi: "3.1.0",
+      info: {
+        title: "Cash Runway agent API",
+        version: API_VERSION,
+        description: API_DESCRIPTION,
+      },
+      security: [{ bearerAuth: [] }],
+      tags: [
+        { name: "orgs", description: "Reachable organisations (partner discovery)." },
+        { name: "bank-accounts", description: "Bank accounts and balances (READ_BANK)." },
+        { name: "meta", description: "This document." },
+      ],
+    }) as unknown as Record<string, unknown>;
+    const origin = new URL(c.req.url).origin;
+    return c.json({ ...cached, servers: [{ url: origin, description: "This server" }] }, 200);
+  });
+}

@@ -1,0 +1,3 @@
+export { registerListOrgs } from "./list.ts";
+export type { OrgsResponse } from "./schema.ts";
+export { OrgsResponseSchema } from "./schema.ts";

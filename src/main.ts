@@ -1,0 +1,74 @@
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { count } from "drizzle-orm";
+import { createApp } from "./app.ts";
+import type { Config } from "./config.ts";
+import { type Database, openDatabase } from "./db/client.ts";
+import { organisations } from "./db/schema/index.ts";
+import { type Clock, offsetClock, systemClock } from "./domain/clock.ts";
+import { createLogger, type Logger } from "./logger.ts";
+import { seedDemo } from "./services/demo/seed-demo.ts";
+
+export interface RunningServer {
+  url: string;
+  database: Database;
+  /** Stops accepting connections, lets in-flight requests finish, closes the database. */
+  close(): Promise<void>;
+}
+
+export interface DemoSeeded {
+  orgId: string;
+  key: string;
+}
+
+/**
+ * Opens the database, seeds the demo organisation on a first start of an empty embedded
+ * database (or when `demo` is asked for), and serves the app until SIGINT/SIGTERM.
+ */
+export async function startServer(
+  config: Config,
+  opts: { demo?: boolean; logger?: Logger; clock?: Clock; onDemo?: (d: DemoSeeded, url: string) => void } = {},
+): Promise<RunningServer> {
+  const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
+  const clock = opts.clock ?? (config.CASHRUNWAY_NOW ? offsetClock(new Date(config.CASHRUNWAY_NOW)) : systemClock);
+  const database = await openDatabase(config, { share: true });
+
+  let demo: DemoSeeded | undefined;
+  const embedded = !config.DATABASE_URL;
+  if (opts.demo || embedded) {
+    const [existing] = await database.db.select({ n: count() }).from(organisations);
+    const empty = (existing?.n ?? 0) === 0;
+    if (opts.demo || empty) {
+      logger.info("seeding the demo organisation");
+      const seeded = await seedDemo(database.db, {
+        seed: "demo",
+        now: clock.now(),
+        folder: `${config.DATA_DIR}/demo-ledger`,
+      });
+      demo = { orgId: seeded.orgId, key: seeded.key };
+    }
+  }
+
+  const app = createApp({ config, database, clock, logger });
+  const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST });
+  await new Promise<void>((resolve, reject) => {
+    server.once("listening", resolve);
+    server.once("error", reject);
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+  logger.info({ url, database: database.kind, location: database.location }, "listening");
+  if (demo) opts.onDemo?.(demo, url);
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      logger.info("shutting down");
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await database.close();
+    })();
+    return closing;
+  };
+  return { url, database, close };
+}

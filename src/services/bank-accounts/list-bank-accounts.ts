@@ -1,0 +1,48 @@
+import { listActiveBankAccountRows } from "../../db/queries/bank-accounts.ts";
+import { canonical } from "../../domain/money.ts";
+import { canSeeSensitive, requireScope, type ServiceContext } from "../context.ts";
+
+/** One bank account as the API shows it (spec: BankAccount). */
+export interface BankAccount {
+  id: string;
+  name: string;
+  currency: string;
+  reconciledBalance: string;
+  statementBalance: string;
+  balanceSource: "STATEMENT" | "RECONCILED";
+  balanceSyncedAt?: string;
+}
+
+export interface BankAccountList {
+  accounts: BankAccount[];
+  /** Sensitive accounts withheld from `accounts`; always 0 with READ_SENSITIVE. */
+  redactedItemCount: number;
+}
+
+/**
+ * The organisation's active bank accounts, by name then id. Without READ_SENSITIVE, accounts
+ * whose ledger account is flagged sensitive are left out and only counted.
+ */
+export async function listBankAccounts({ ctx }: { ctx: ServiceContext }): Promise<BankAccountList> {
+  requireScope(ctx, "READ_BANK");
+  const rows = await listActiveBankAccountRows(ctx.db, { orgId: ctx.org.id });
+  const showSensitive = canSeeSensitive(ctx);
+  const accounts: BankAccount[] = [];
+  let redactedItemCount = 0;
+  for (const row of rows) {
+    if (row.isSensitive && !showSensitive) {
+      redactedItemCount += 1;
+      continue;
+    }
+    accounts.push({
+      id: row.id,
+      name: row.name,
+      currency: row.currency,
+      reconciledBalance: canonical(row.reconciledBalance),
+      statementBalance: canonical(row.statementBalance),
+      balanceSource: row.balanceSource,
+      ...(row.balanceSyncedAt ? { balanceSyncedAt: row.balanceSyncedAt.toISOString() } : {}),
+    });
+  }
+  return { accounts, redactedItemCount };
+}
