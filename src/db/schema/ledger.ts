@@ -215,6 +215,8 @@ export const cashItems = pgTable(
     probability: numeric("probability"),
     ledgerUpdatedAt: instant("ledger_updated_at"),
     lastSyncedAt: instant("last_synced_at").notNull(),
+    /** Digest of the mapped ledger document and its lines; the importer skips unchanged ones. */
+    syncHash: text("sync_hash"),
   },
   (t) => [
     uniqueIndex("cash_items_org_source_ext_key").on(t.orgId, t.source, t.externalId),
@@ -332,6 +334,8 @@ export const creditNotes = pgTable(
     fullyPaidOnDate: day("fully_paid_on_date"),
     ledgerUpdatedAt: instant("ledger_updated_at"),
     lastSyncedAt: instant("last_synced_at").notNull(),
+    /** Digest of the mapped ledger document and its lines; the importer skips unchanged ones. */
+    syncHash: text("sync_hash"),
   },
   (t) => [
     uniqueIndex("credit_notes_org_ext_key").on(t.orgId, t.externalId),
@@ -414,6 +418,8 @@ export const purchaseOrders = pgTable(
     suppressedReason: text("suppressed_reason", { enum: SUPPRESSED_REASONS }),
     ledgerUpdatedAt: instant("ledger_updated_at"),
     lastSyncedAt: instant("last_synced_at").notNull(),
+    /** Digest of the mapped ledger document and its lines; the importer skips unchanged ones. */
+    syncHash: text("sync_hash"),
   },
   (t) => [
     uniqueIndex("purchase_orders_org_ext_key").on(t.orgId, t.externalId),
