@@ -1,5 +1,5 @@
-import type { ServiceContext } from "../src/services/context.ts";
 import { listBankAccounts } from "../src/services/bank-accounts/list-bank-accounts.ts";
+import type { ServiceContext } from "../src/services/context.ts";
 
 /** An endpoint under benchmark: its path, and the bare service call its baseline serves. */
 export interface BenchEndpoint {
@@ -9,5 +9,9 @@ export interface BenchEndpoint {
 }
 
 export const ENDPOINTS: BenchEndpoint[] = [
-  { name: "bank-accounts", path: "/api/agent/bank-accounts", baseline: (ctx) => listBankAccounts({ ctx }) },
+  {
+    name: "bank-accounts",
+    path: "/api/agent/bank-accounts",
+    baseline: (ctx) => listBankAccounts({ ctx }),
+  },
 ];

@@ -35,7 +35,10 @@ export async function load(
 }
 
 /** Serves one fixed body: the ceiling of what any route could do with these bytes. */
-export async function staticServer(body: string, contentType = "application/json"): Promise<{ url: string; server: Server }> {
+export async function staticServer(
+  body: string,
+  contentType = "application/json",
+): Promise<{ url: string; server: Server }> {
   const bytes = Buffer.from(body);
   const server = createServer((_req, res) => {
     res.writeHead(200, { "content-type": contentType, "content-length": bytes.length });

@@ -48,7 +48,9 @@ async function openBenchDatabase(driver: string): Promise<Database> {
   if (driver === "postgres") {
     const u = new URL(PG_URL);
     const dbName = u.pathname.slice(1);
-    const admin = new pg.Client({ connectionString: Object.assign(new URL(PG_URL), { pathname: "/postgres" }).toString() });
+    const admin = new pg.Client({
+      connectionString: Object.assign(new URL(PG_URL), { pathname: "/postgres" }).toString(),
+    });
     await admin.connect();
     const exists = await admin.query("select 1 from pg_database where datname = $1", [dbName]);
     if (exists.rowCount === 0) await admin.query(`create database "${dbName}"`);
@@ -80,7 +82,10 @@ async function ensureOrg(database: Database): Promise<{ orgId: string; seededSec
 async function listen(fetch: (req: Request) => Response | Promise<Response>) {
   const server = serve({ fetch, port: 0, hostname: "127.0.0.1" });
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
 
 interface Row {
@@ -101,14 +106,21 @@ function summarise(results: LoadResult[]): LoadResult {
   };
 }
 
-async function benchDriver(driver: string): Promise<{ rows: Row[]; keyVerify: Record<string, number>; seededSeconds?: number }> {
+async function benchDriver(
+  driver: string,
+): Promise<{ rows: Row[]; keyVerify: Record<string, number>; seededSeconds?: number }> {
   const database = await openBenchDatabase(driver);
   try {
     const { orgId, seededSeconds } = await ensureOrg(database);
     const clock = offsetClock(BENCH_NOW);
     const created = await createApiKey(
       database.db,
-      { kind: "ORG", orgId, label: `bench ${new Date().toISOString()}`, scopes: [...ALL_BUT_SENSITIVE] },
+      {
+        kind: "ORG",
+        orgId,
+        label: `bench ${new Date().toISOString()}`,
+        scopes: [...ALL_BUT_SENSITIVE],
+      },
       clock.now(),
     );
     const headers = { authorization: `Bearer ${created.key}` };
@@ -123,7 +135,11 @@ async function benchDriver(driver: string): Promise<{ rows: Row[]; keyVerify: Re
       await authenticateKey(database.db, created.key);
       timings.push(performance.now() - t);
     }
-    const keyVerify = { p50: median(timings.slice(500)), p99: percentile(timings.slice(500), 99), max: Math.max(...timings.slice(500)) };
+    const keyVerify = {
+      p50: median(timings.slice(500)),
+      p99: percentile(timings.slice(500), 99),
+      max: Math.max(...timings.slice(500)),
+    };
 
     const config = loadConfig({ ...process.env, DATABASE_URL: undefined, LOG_LEVEL: "silent" });
     const app = createApp({ config, database, clock, logger: createLogger("silent") });
@@ -140,19 +156,32 @@ async function benchDriver(driver: string): Promise<{ rows: Row[]; keyVerify: Re
       const bare = new Hono();
       bare.get(endpoint.path, async (c) => c.json(await endpoint.baseline(ctxFor())));
       const realResponse = await app.request(endpoint.path, { headers });
-      if (realResponse.status !== 200) throw new Error(`${endpoint.name}: real endpoint answered ${realResponse.status}: ${await realResponse.text()}`);
+      if (realResponse.status !== 200)
+        throw new Error(
+          `${endpoint.name}: real endpoint answered ${realResponse.status}: ${await realResponse.text()}`,
+        );
       const body = await realResponse.text();
       const ceiling = await staticServer(body);
       const baseline = await listen(bare.fetch);
       const real = await listen(app.fetch);
       const targets = { ceiling: ceiling.url, baseline: baseline.url, real: real.url };
-      const samples: Record<keyof typeof targets, LoadResult[]> = { ceiling: [], baseline: [], real: [] };
+      const samples: Record<keyof typeof targets, LoadResult[]> = {
+        ceiling: [],
+        baseline: [],
+        real: [],
+      };
       for (const [, url] of Object.entries(targets)) {
         await load(url + endpoint.path, { connections: CONNECTIONS, seconds: 1, headers }); // warm-up
       }
       for (let round = 0; round < ROUNDS; round++) {
         for (const [name, url] of Object.entries(targets) as [keyof typeof targets, string][]) {
-          samples[name].push(await load(url + endpoint.path, { connections: CONNECTIONS, seconds: SECONDS, headers }));
+          samples[name].push(
+            await load(url + endpoint.path, {
+              connections: CONNECTIONS,
+              seconds: SECONDS,
+              headers,
+            }),
+          );
         }
       }
       ceiling.server.close();
@@ -178,7 +207,9 @@ const fmt = (n: number, d = 1) => n.toFixed(d);
 function printRow(r: Row) {
   const line = (name: string, x: LoadResult) =>
     `  ${name.padEnd(9)} ${fmt(x.requestsPerSecond).padStart(9)} req/s   p50 ${fmt(x.p50).padStart(6)} ms   p99 ${fmt(x.p99).padStart(6)} ms${x.non2xx || x.errors ? `   non-2xx ${x.non2xx} errors ${x.errors}` : ""}`;
-  console.log(`\n${r.driver} ${r.endpoint} (${CONNECTIONS} connections, ${ROUNDS}×${SECONDS}s, medians)`);
+  console.log(
+    `\n${r.driver} ${r.endpoint} (${CONNECTIONS} connections, ${ROUNDS}×${SECONDS}s, medians)`,
+  );
   console.log(line("ceiling", r.ceiling));
   console.log(line("baseline", r.baseline));
   console.log(line("real", r.real));
@@ -193,13 +224,28 @@ for (const driver of DRIVERS) {
   const result = await benchDriver(driver);
   console.log(
     `\n${driver}: key verification p50 ${fmt(result.keyVerify.p50 ?? 0, 3)} ms, p99 ${fmt(result.keyVerify.p99 ?? 0, 3)} ms, max ${fmt(result.keyVerify.max ?? 0, 3)} ms` +
-      (result.seededSeconds ? `; generated and imported ${INVOICES} invoices in ${fmt(result.seededSeconds)} s` : "") +
+      (result.seededSeconds
+        ? `; generated and imported ${INVOICES} invoices in ${fmt(result.seededSeconds)} s`
+        : "") +
       `; driver total ${fmt((performance.now() - started) / 1000)} s`,
   );
   all.push({ driver, ...result });
 }
 mkdirSync(".bench", { recursive: true });
 const file = `.bench/results-${new Date().toISOString().replace(/[:.]/g, "-")}.json`;
-writeFileSync(file, JSON.stringify({ invoices: INVOICES, seconds: SECONDS, rounds: ROUNDS, connections: CONNECTIONS, results: all }, null, 2));
+writeFileSync(
+  file,
+  JSON.stringify(
+    {
+      invoices: INVOICES,
+      seconds: SECONDS,
+      rounds: ROUNDS,
+      connections: CONNECTIONS,
+      results: all,
+    },
+    null,
+    2,
+  ),
+);
 console.log(`\nwrote ${file}`);
 process.exit(0);

@@ -6,8 +6,11 @@ import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./db/client.ts";
 import { organisations } from "./db/schema/index.ts";
 import { type Clock, offsetClock, systemClock } from "./domain/clock.ts";
+import { DEFAULT_LIMITS } from "./domain/metering/plans.ts";
+import { createMetering } from "./http/middleware/metering.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { seedDemo } from "./services/demo/seed-demo.ts";
+import { RedisBurstLimiter } from "./services/metering/redis-burst-limiter.ts";
 
 export interface RunningServer {
   url: string;
@@ -27,10 +30,17 @@ export interface DemoSeeded {
  */
 export async function startServer(
   config: Config,
-  opts: { demo?: boolean; logger?: Logger; clock?: Clock; onDemo?: (d: DemoSeeded, url: string) => void } = {},
+  opts: {
+    demo?: boolean;
+    logger?: Logger;
+    clock?: Clock;
+    onDemo?: (d: DemoSeeded, url: string) => void;
+  } = {},
 ): Promise<RunningServer> {
   const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
-  const clock = opts.clock ?? (config.CASHRUNWAY_NOW ? offsetClock(new Date(config.CASHRUNWAY_NOW)) : systemClock);
+  const clock =
+    opts.clock ??
+    (config.CASHRUNWAY_NOW ? offsetClock(new Date(config.CASHRUNWAY_NOW)) : systemClock);
   const database = await openDatabase(config, { share: true });
 
   let demo: DemoSeeded | undefined;
@@ -49,7 +59,19 @@ export async function startServer(
     }
   }
 
-  const app = createApp({ config, database, clock, logger });
+  // With REDIS_URL the burst cap is shared by every instance; without it, in-process.
+  let redisLimiter: RedisBurstLimiter | undefined;
+  if (config.REDIS_URL) {
+    redisLimiter = new RedisBurstLimiter({
+      url: config.REDIS_URL,
+      limit: DEFAULT_LIMITS.burstLimit,
+      windowMs: DEFAULT_LIMITS.burstWindowMs,
+      logger,
+    });
+    await redisLimiter.connect();
+  }
+  const metering = createMetering({ db: database.db, logger, burst: redisLimiter });
+  const app = createApp({ config, database, clock, logger, metering });
   const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST });
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
@@ -66,6 +88,7 @@ export async function startServer(
     closing ??= (async () => {
       logger.info("shutting down");
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await metering.close();
       await database.close();
     })();
     return closing;

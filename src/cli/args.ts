@@ -29,7 +29,8 @@ export class ParsedArgs {
         else if (booleans.has(name)) flags.set(name, true);
         else {
           const next = argv[i + 1];
-          if (next === undefined || next.startsWith("--")) throw new UsageError(`--${name} needs a value`);
+          if (next === undefined || next.startsWith("--"))
+            throw new UsageError(`--${name} needs a value`);
           flags.set(name, next);
           i++;
         }
@@ -68,7 +69,8 @@ export class ParsedArgs {
     if (v === undefined) return undefined;
     if (!/^\d+$/.test(v)) throw new UsageError(`--${name} must be a whole number, got "${v}"`);
     const n = Number(v);
-    if (n < min || n > max) throw new UsageError(`--${name} must be between ${min} and ${max}, got ${n}`);
+    if (n < min || n > max)
+      throw new UsageError(`--${name} must be between ${min} and ${max}, got ${n}`);
     return n;
   }
 

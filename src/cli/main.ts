@@ -33,7 +33,9 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       return 0;
     }
     const config = loadConfig();
-    const clock = config.CASHRUNWAY_NOW ? offsetClock(new Date(config.CASHRUNWAY_NOW)) : systemClock;
+    const clock = config.CASHRUNWAY_NOW
+      ? offsetClock(new Date(config.CASHRUNWAY_NOW))
+      : systemClock;
     const json = args.bool("json");
     const ctx: CliContext = {
       config,

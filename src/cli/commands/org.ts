@@ -5,14 +5,19 @@ import type { Command } from "../command.ts";
 
 export const orgCommand: Command = {
   name: "org",
-  usage: ["org create --name N [--currency C] [--timezone TZ] [--plan Free|Pocket|Wallet|Vault|Reserve] [--owner-email E]"],
+  usage: [
+    "org create --name N [--currency C] [--timezone TZ] [--plan Free|Pocket|Wallet|Vault|Reserve] [--owner-email E]",
+  ],
   async run(args, ctx) {
     const sub = args.positional(0, "subcommand (create)");
-    if (sub !== "create") throw new UsageError(`unknown subcommand "org ${sub}" (expected: org create)`);
+    if (sub !== "create")
+      throw new UsageError(`unknown subcommand "org ${sub}" (expected: org create)`);
     args.allowOnly("name", "currency", "timezone", "plan", "owner-email");
     const plan = args.string("plan");
-    const planName = plan === undefined ? undefined : PLANS.find((p) => p.toLowerCase() === plan.toLowerCase());
-    if (plan !== undefined && !planName) throw new UsageError(`--plan must be one of ${PLANS.join(", ")}, got "${plan}"`);
+    const planName =
+      plan === undefined ? undefined : PLANS.find((p) => p.toLowerCase() === plan.toLowerCase());
+    if (plan !== undefined && !planName)
+      throw new UsageError(`--plan must be one of ${PLANS.join(", ")}, got "${plan}"`);
     const database = await ctx.openDatabase();
     try {
       const org = await createOrganisation(
@@ -27,7 +32,13 @@ export const orgCommand: Command = {
         ctx.clock.now(),
       );
       ctx.print(
-        { id: org.id, ownerUserId: org.ownerUserId, billingAccountId: org.billingAccountId, plan: org.plan, subscriptionStatus: org.subscriptionStatus },
+        {
+          id: org.id,
+          ownerUserId: org.ownerUserId,
+          billingAccountId: org.billingAccountId,
+          plan: org.plan,
+          subscriptionStatus: org.subscriptionStatus,
+        },
         [
           `Created organisation ${org.id}`,
           `  owner user: ${org.ownerUserId}`,

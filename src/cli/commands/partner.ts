@@ -38,7 +38,10 @@ export const partnerCommand: Command = {
         sub === "link"
           ? await linkPartner(database.db, partnerId, orgId, ctx.clock.now())
           : await unlinkPartner(database.db, partnerId, orgId);
-      ctx.print(r, `${r.linked ? "Linked" : "Unlinked"} ${r.orgId} ${r.linked ? "to" : "from"} partner ${r.partnerId}`);
+      ctx.print(
+        r,
+        `${r.linked ? "Linked" : "Unlinked"} ${r.orgId} ${r.linked ? "to" : "from"} partner ${r.partnerId}`,
+      );
     } finally {
       await database.close();
     }

@@ -8,11 +8,14 @@ export const sensitiveCommand: Command = {
   async run(args, ctx) {
     args.allowOnly("org", "account", "contact");
     const state = args.positional(0, "on or off");
-    if (state !== "on" && state !== "off") throw new UsageError(`expected on or off, got "${state}"`);
-    if (args.positionals.length > 1) throw new UsageError(`unexpected argument "${args.positionals[1]}"`);
+    if (state !== "on" && state !== "off")
+      throw new UsageError(`expected on or off, got "${state}"`);
+    if (args.positionals.length > 1)
+      throw new UsageError(`unexpected argument "${args.positionals[1]}"`);
     const account = args.string("account");
     const contact = args.string("contact");
-    if ((account === undefined) === (contact === undefined)) throw new UsageError("give exactly one of --account or --contact");
+    if ((account === undefined) === (contact === undefined))
+      throw new UsageError("give exactly one of --account or --contact");
     const orgId = args.requireString("org");
     const database = await ctx.openDatabase();
     try {
@@ -21,7 +24,10 @@ export const sensitiveCommand: Command = {
         target: account !== undefined ? { account } : { contact: contact ?? "" },
         sensitive: state === "on",
       });
-      ctx.print(r, `${r.kind} ${r.name} (${r.externalId}) is ${r.isSensitive ? "now sensitive" : "no longer sensitive"}`);
+      ctx.print(
+        r,
+        `${r.kind} ${r.name} (${r.externalId}) is ${r.isSensitive ? "now sensitive" : "no longer sensitive"}`,
+      );
     } finally {
       await database.close();
     }

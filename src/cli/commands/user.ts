@@ -8,7 +8,8 @@ export const userCommand: Command = {
   usage: ["user create --email E [--name N] [--org ID --role owner|admin|member]"],
   async run(args, ctx) {
     const sub = args.positional(0, "subcommand (create)");
-    if (sub !== "create") throw new UsageError(`unknown subcommand "user ${sub}" (expected: user create)`);
+    if (sub !== "create")
+      throw new UsageError(`unknown subcommand "user ${sub}" (expected: user create)`);
     args.allowOnly("email", "name", "org", "role");
     const role = args.string("role");
     if (role !== undefined && !(ROLES as readonly string[]).includes(role)) {
@@ -19,14 +20,25 @@ export const userCommand: Command = {
     try {
       const user = await createUser(
         database.db,
-        { email: args.requireString("email"), name: args.string("name"), orgId: args.string("org"), role: role as Role | undefined },
+        {
+          email: args.requireString("email"),
+          name: args.string("name"),
+          orgId: args.string("org"),
+          role: role as Role | undefined,
+        },
         ctx.clock.now(),
       );
       ctx.print(
-        { id: user.id, created: user.created, ...(user.membership ? { membership: user.membership } : {}) },
+        {
+          id: user.id,
+          created: user.created,
+          ...(user.membership ? { membership: user.membership } : {}),
+        },
         [
           `${user.created ? "Created" : "Found existing"} user ${user.id}`,
-          ...(user.membership ? [`  member of ${user.membership.orgId} as ${user.membership.role}`] : []),
+          ...(user.membership
+            ? [`  member of ${user.membership.orgId} as ${user.membership.role}`]
+            : []),
         ],
       );
     } finally {

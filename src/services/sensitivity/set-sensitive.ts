@@ -13,7 +13,13 @@ export type SensitiveTarget = { account: string } | { contact: string };
 export async function setSensitive(
   db: DbOrTx,
   input: { orgId: string; target: SensitiveTarget; sensitive: boolean },
-): Promise<{ kind: "account" | "contact"; id: string; externalId: string; name: string; isSensitive: boolean }> {
+): Promise<{
+  kind: "account" | "contact";
+  id: string;
+  externalId: string;
+  name: string;
+  isSensitive: boolean;
+}> {
   if ("account" in input.target) {
     const ref = input.target.account;
     const rows = await db
@@ -22,21 +28,39 @@ export async function setSensitive(
       .where(
         and(
           eq(ledgerAccounts.orgId, input.orgId),
-          or(eq(ledgerAccounts.code, ref), eq(ledgerAccounts.id, ref), eq(ledgerAccounts.externalId, ref)),
+          or(
+            eq(ledgerAccounts.code, ref),
+            eq(ledgerAccounts.id, ref),
+            eq(ledgerAccounts.externalId, ref),
+          ),
         ),
       )
       .returning();
     const row = rows[0];
     if (!row) throw new NotFoundError(`ledger account ${ref}`);
-    return { kind: "account", id: row.id, externalId: row.externalId, name: row.name, isSensitive: row.isSensitive };
+    return {
+      kind: "account",
+      id: row.id,
+      externalId: row.externalId,
+      name: row.name,
+      isSensitive: row.isSensitive,
+    };
   }
   const ref = input.target.contact;
   const rows = await db
     .update(contacts)
     .set({ isSensitive: input.sensitive })
-    .where(and(eq(contacts.orgId, input.orgId), or(eq(contacts.id, ref), eq(contacts.externalId, ref))))
+    .where(
+      and(eq(contacts.orgId, input.orgId), or(eq(contacts.id, ref), eq(contacts.externalId, ref))),
+    )
     .returning();
   const row = rows[0];
   if (!row) throw new NotFoundError(`contact ${ref}`);
-  return { kind: "contact", id: row.id, externalId: row.externalId, name: row.name, isSensitive: row.isSensitive };
+  return {
+    kind: "contact",
+    id: row.id,
+    externalId: row.externalId,
+    name: row.name,
+    isSensitive: row.isSensitive,
+  };
 }
