@@ -6,11 +6,8 @@ import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./db/client.ts";
 import { organisations } from "./db/schema/index.ts";
 import { type Clock, offsetClock, systemClock } from "./domain/clock.ts";
-import { DEFAULT_LIMITS } from "./domain/metering/plans.ts";
-import { createMetering } from "./http/middleware/metering.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { seedDemo } from "./services/demo/seed-demo.ts";
-import { RedisBurstLimiter } from "./services/metering/redis-burst-limiter.ts";
 
 export interface RunningServer {
   url: string;
@@ -59,19 +56,7 @@ export async function startServer(
     }
   }
 
-  // With REDIS_URL the burst cap is shared by every instance; without it, in-process.
-  let redisLimiter: RedisBurstLimiter | undefined;
-  if (config.REDIS_URL) {
-    redisLimiter = new RedisBurstLimiter({
-      url: config.REDIS_URL,
-      limit: DEFAULT_LIMITS.burstLimit,
-      windowMs: DEFAULT_LIMITS.burstWindowMs,
-      logger,
-    });
-    await redisLimiter.connect();
-  }
-  const metering = createMetering({ db: database.db, logger, burst: redisLimiter });
-  const app = createApp({ config, database, clock, logger, metering });
+  const app = createApp({ config, database, clock, logger });
   const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST });
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
@@ -88,7 +73,6 @@ export async function startServer(
     closing ??= (async () => {
       logger.info("shutting down");
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await metering.close();
       await database.close();
     })();
     return closing;
