@@ -25,6 +25,7 @@ import { organisations } from "../src/db/schema/index.ts";
 import { offsetClock } from "../src/domain/clock.ts";
 import { ALL_BUT_SENSITIVE } from "../src/domain/scopes.ts";
 import { createLogger } from "../src/logger.ts";
+import { BatchedAuditWriter } from "../src/services/audit/audit-writer.ts";
 import type { ServiceContext } from "../src/services/context.ts";
 import { seedDemo } from "../src/services/demo/seed-demo.ts";
 import { authenticateKey } from "../src/services/keys/authenticate-key.ts";
@@ -142,7 +143,8 @@ async function benchDriver(
     };
 
     const config = loadConfig({ ...process.env, DATABASE_URL: undefined, LOG_LEVEL: "silent" });
-    const app = createApp({ config, database, clock, logger: createLogger("silent") });
+    const auditWriter = new BatchedAuditWriter(database.db);
+    const app = createApp({ config, database, clock, logger: createLogger("silent"), auditWriter });
     const rows: Row[] = [];
     for (const endpoint of ENDPOINTS) {
       if (ONLY && !ONLY.includes(endpoint.name)) continue;
@@ -187,6 +189,7 @@ async function benchDriver(
       ceiling.server.close();
       await baseline.close();
       await real.close();
+      await auditWriter.flush();
       rows.push({
         driver,
         endpoint: endpoint.name,

@@ -7,6 +7,7 @@ import { type Database, openDatabase } from "./db/client.ts";
 import { organisations } from "./db/schema/index.ts";
 import { type Clock, offsetClock, systemClock } from "./domain/clock.ts";
 import { createLogger, type Logger } from "./logger.ts";
+import { BatchedAuditWriter } from "./services/audit/audit-writer.ts";
 import { seedDemo } from "./services/demo/seed-demo.ts";
 
 export interface RunningServer {
@@ -56,7 +57,9 @@ export async function startServer(
     }
   }
 
-  const app = createApp({ config, database, clock, logger });
+  // Audit rows are committed in batches off the request path (see BatchedAuditWriter).
+  const auditWriter = new BatchedAuditWriter(database.db, { logger });
+  const app = createApp({ config, database, clock, logger, auditWriter });
   const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST });
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
@@ -73,6 +76,7 @@ export async function startServer(
     closing ??= (async () => {
       logger.info("shutting down");
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await auditWriter.close();
       await database.close();
     })();
     return closing;

@@ -2,6 +2,7 @@ import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import type { Clock } from "../domain/clock.ts";
 import type { Logger } from "../logger.ts";
+import type { AuditWriter } from "../services/audit/audit-writer.ts";
 import type { AuthenticatedKey, ServiceContext } from "../services/context.ts";
 import type { MeteringHook } from "./middleware/metering.ts";
 
@@ -13,6 +14,8 @@ export interface AppDeps {
   logger: Logger;
   /** Burst cap and query credits; absent = admit everything (noopMetering). */
   metering?: MeteringHook;
+  /** Where audit rows go; absent = committed one by one before each response. */
+  auditWriter?: AuditWriter;
 }
 
 /** Hono's per-request variables. */

@@ -29,6 +29,8 @@ export interface AuthenticatedKey {
   orgId: string | null;
   partnerId: string | null;
   pinnedOrgIds: readonly string[] | null;
+  /** An organisation key's own organisation, read with the key (its whole reach). */
+  ownOrg?: OrgRef;
 }
 
 /** What every service verb receives: who asks, for which organisation, and the clients. */

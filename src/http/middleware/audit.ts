@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import type { Db } from "../../db/client.ts";
 import type { Clock } from "../../domain/clock.ts";
 import { hasScope } from "../../domain/scopes.ts";
-import { recordAgentRequest } from "../../services/audit/record-agent-request.ts";
+import { type AuditWriter, immediateAuditWriter } from "../../services/audit/audit-writer.ts";
 import type { AppEnv } from "../env.ts";
 import { errorBody } from "../errors.ts";
 
@@ -11,12 +11,18 @@ export const UNMATCHED_ROUTE = "(unmatched)";
 
 /**
  * Wraps everything after authentication: once the handler (or any later pipeline step, or the
- * not-found handler) has produced the response, appends one audit row and stamps the key's
- * last-used times, and only then lets the response go. Awaiting costs one round trip but makes
- * the record durable before the client sees data, and lets tests observe it deterministically.
- * Should the write fail, the response becomes a 500: no data leaves without its audit row.
+ * not-found handler) has produced the response, hands one audit row (which also stamps the key's
+ * last-used times) to the writer, and only then lets the response go. With the default writer the
+ * row is committed first (one round trip; tests observe it deterministically); the server uses a
+ * BatchedAuditWriter, which buffers it. Should the writer refuse, the response becomes a 500.
  */
-export function auditTrail(deps: { db: Db; clock: Clock }): MiddlewareHandler<AppEnv> {
+export function auditTrail(deps: {
+  db: Db;
+  clock: Clock;
+  /** Defaults to committing each row before the response (see BatchedAuditWriter for the server). */
+  writer?: AuditWriter;
+}): MiddlewareHandler<AppEnv> {
+  const writer = deps.writer ?? immediateAuditWriter(deps.db);
   return async (c, next) => {
     const key = c.get("key");
     if (!key) return next();
@@ -24,7 +30,7 @@ export function auditTrail(deps: { db: Db; clock: Clock }): MiddlewareHandler<Ap
     await next();
     const ctx = c.get("ctx");
     try {
-      await recordAgentRequest(deps.db, {
+      await writer.write({
         keyId: key.id,
         orgId: ctx?.org.id ?? null,
         method: c.req.method,

@@ -1,5 +1,5 @@
 import type { DbOrTx } from "../../db/client.ts";
-import { findApiKeyByPrefix } from "../../db/queries/api-keys.ts";
+import { findApiKeyForAuth } from "../../db/queries/api-keys.ts";
 import { DUMMY_DIGEST, parseApiKey, secretMatchesDigest } from "../../domain/keys.ts";
 import type { AuthenticatedKey } from "../context.ts";
 import { toAuthenticatedKey } from "./key-views.ts";
@@ -16,9 +16,11 @@ export async function authenticateKey(
 ): Promise<AuthenticatedKey | null> {
   const parsed = parseApiKey(rawKey);
   if (!parsed) return null;
-  const row = await findApiKeyByPrefix(db, parsed.prefix);
+  const found = await findApiKeyForAuth(db, parsed.prefix);
+  const row = found?.key;
   // Compare even for an unknown prefix, so both paths do the same work.
   const matches = secretMatchesDigest(parsed.secret, row?.secretDigest ?? DUMMY_DIGEST);
   if (!row || !matches || row.family !== parsed.family || row.revokedAt) return null;
-  return toAuthenticatedKey(row);
+  const key = toAuthenticatedKey(row);
+  return row.kind === "ORG" && found.ownOrg ? { ...key, ownOrg: found.ownOrg } : key;
 }

@@ -30,6 +30,11 @@ export async function resolveTargetOrg(
   key: AuthenticatedKey,
   pathOrgId: string | undefined,
 ): Promise<OrgRef> {
+  // An organisation key reaches exactly its own organisation, already read with the key.
+  if (key.kind === "ORG" && key.ownOrg) {
+    if (pathOrgId !== undefined && pathOrgId !== key.ownOrg.id) throw new OrgForbiddenError();
+    return key.ownOrg;
+  }
   if (pathOrgId !== undefined) {
     if (!PLAUSIBLE_ORG_ID.test(pathOrgId)) throw new OrgForbiddenError();
     const [org] = await listReachableOrgRows(db, key, { onlyOrgId: pathOrgId, limit: 1 });

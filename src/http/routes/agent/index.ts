@@ -22,7 +22,7 @@ export function registerAgentApi(api: Api, deps: AppDeps): void {
     metering: deps.metering ?? noopMetering,
   };
   api.use(`${AGENT_PREFIX}/*`, authenticate(db, { publicPaths: [OPENAPI_PATH] }));
-  api.use(`${AGENT_PREFIX}/*`, auditTrail({ db, clock: deps.clock }));
+  api.use(`${AGENT_PREFIX}/*`, auditTrail({ db, clock: deps.clock, writer: deps.auditWriter }));
 
   registerOpenApiDocument(api);
   registerListOrgs(api, pipeline);

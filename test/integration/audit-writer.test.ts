@@ -1,0 +1,114 @@
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import type { Db } from "../../src/db/client.ts";
+import { apiKeys, auditEvents } from "../../src/db/schema/index.ts";
+import { BatchedAuditWriter } from "../../src/services/audit/audit-writer.ts";
+import { createTestKey } from "../helpers/api.ts";
+import { createTestOrg } from "../helpers/factories.ts";
+import { getTestDatabase, testDriver } from "../helpers/test-db.ts";
+
+async function keyFor(db: Db, sensitive: boolean) {
+  const org = await createTestOrg(db);
+  const key = await createTestKey(db, {
+    kind: "ORG",
+    orgId: org.id,
+    label: "audit",
+    scopes: ["READ_BANK"],
+    sensitive,
+  });
+  return { org, key };
+}
+
+const row = (keyId: string, orgId: string, at: string, sensitive = false) => ({
+  keyId,
+  orgId,
+  method: "GET",
+  route: "/api/agent/bank-accounts",
+  status: 200,
+  sensitive,
+  requestId: `r-${at}`,
+  at: new Date(at),
+});
+
+describe(`batched audit writer (${testDriver})`, () => {
+  it("buffers rows, then commits them with each key's latest use in one batch", async () => {
+    const { db } = await getTestDatabase();
+    const { org, key } = await keyFor(db, true);
+    const writer = new BatchedAuditWriter(db, { intervalMs: 60_000 });
+    // Out of order on purpose: the stamp must be the latest instant, not the last written.
+    await writer.write(row(key.id, org.id, "2026-03-02T10:00:02.000Z", true));
+    await writer.write(row(key.id, org.id, "2026-03-02T10:00:03.000Z", true));
+    await writer.write(row(key.id, org.id, "2026-03-02T10:00:01.000Z", true));
+    expect(await db.select().from(auditEvents).where(eq(auditEvents.keyId, key.id))).toHaveLength(
+      0,
+    );
+
+    await writer.flush();
+    const rows = await db.select().from(auditEvents).where(eq(auditEvents.keyId, key.id));
+    expect(rows.map((r) => r.requestId).sort()).toEqual([
+      "r-2026-03-02T10:00:01.000Z",
+      "r-2026-03-02T10:00:02.000Z",
+      "r-2026-03-02T10:00:03.000Z",
+    ]);
+    const [stamped] = await db.select().from(apiKeys).where(eq(apiKeys.id, key.id));
+    expect(stamped?.lastUsedAt?.toISOString()).toBe("2026-03-02T10:00:03.000Z");
+    expect(stamped?.lastSensitiveAccessAt?.toISOString()).toBe("2026-03-02T10:00:03.000Z");
+    await writer.close();
+  });
+
+  it("commits on its own timer, and on close", async () => {
+    const { db } = await getTestDatabase();
+    const { org, key } = await keyFor(db, false);
+    const writer = new BatchedAuditWriter(db, { intervalMs: 10 });
+    await writer.write(row(key.id, org.id, "2026-03-02T11:00:00.000Z"));
+    await expect
+      .poll(
+        async () =>
+          (await db.select().from(auditEvents).where(eq(auditEvents.keyId, key.id))).length,
+        {
+          timeout: 10_000,
+        },
+      )
+      .toBe(1);
+    const [stamped] = await db.select().from(apiKeys).where(eq(apiKeys.id, key.id));
+    expect(stamped?.lastUsedAt?.toISOString()).toBe("2026-03-02T11:00:00.000Z");
+    expect(stamped?.lastSensitiveAccessAt).toBeNull(); // the key does not hold READ_SENSITIVE
+
+    const slow = new BatchedAuditWriter(db, { intervalMs: 60_000 });
+    await slow.write(row(key.id, org.id, "2026-03-02T11:00:01.000Z"));
+    await slow.close();
+    expect(await db.select().from(auditEvents).where(eq(auditEvents.keyId, key.id))).toHaveLength(
+      2,
+    );
+  });
+
+  it("keeps rows through a failing write and commits them once the database answers", async () => {
+    const { db } = await getTestDatabase();
+    const { org, key } = await keyFor(db, false);
+    let failing = true;
+    const flaky = new Proxy(db, {
+      get(target, prop, receiver) {
+        if (prop === "execute" && failing)
+          return async () => Promise.reject(new Error("connection refused"));
+        return Reflect.get(target, prop, receiver);
+      },
+    }) as Db;
+    const writer = new BatchedAuditWriter(flaky, { intervalMs: 60_000, maxBuffered: 3 });
+    await writer.write(row(key.id, org.id, "2026-03-02T12:00:00.000Z"));
+    await expect(writer.flush()).rejects.toThrow(/connection refused/);
+    await writer.write(row(key.id, org.id, "2026-03-02T12:00:01.000Z"));
+    // The buffer is full: the next write must commit synchronously, and fails while the store is down.
+    await expect(writer.write(row(key.id, org.id, "2026-03-02T12:00:02.000Z"))).rejects.toThrow(
+      /connection refused/,
+    );
+    failing = false;
+    await writer.flush();
+    // The refused request's row is dropped (it answered 500); the other two are kept.
+    const rows = await db.select().from(auditEvents).where(eq(auditEvents.keyId, key.id));
+    expect(rows.map((r) => r.requestId).sort()).toEqual([
+      "r-2026-03-02T12:00:00.000Z",
+      "r-2026-03-02T12:00:01.000Z",
+    ]);
+    await writer.close();
+  });
+});
