@@ -172,25 +172,21 @@ describe(`tenancy commands (${testDriver})`, () => {
   it("sensitive flags an account by code and a contact by ledger id, and clears them", async () => {
     const { db } = await getTestDatabase();
     const org = await createTestOrg(db);
-    await db
-      .insert(ledgerAccounts)
-      .values({
-        id: `acc_${org.id}`,
-        orgId: org.id,
-        externalId: "A-1",
-        code: "477",
-        name: "Wages",
-        type: "EXPENSE",
-      });
-    await db
-      .insert(contacts)
-      .values({
-        id: `ctc_${org.id}`,
-        orgId: org.id,
-        externalId: "C-1",
-        name: "Director",
-        lastSyncedAt: TEST_NOW,
-      });
+    await db.insert(ledgerAccounts).values({
+      id: `acc_${org.id}`,
+      orgId: org.id,
+      externalId: "A-1",
+      code: "477",
+      name: "Wages",
+      type: "EXPENSE",
+    });
+    await db.insert(contacts).values({
+      id: `ctc_${org.id}`,
+      orgId: org.id,
+      externalId: "C-1",
+      name: "Director",
+      lastSyncedAt: TEST_NOW,
+    });
     const [acc] = await runCommand(sensitiveCommand, ["--org", org.id, "--account", "477", "on"]);
     expect(acc).toMatchObject({ kind: "account", name: "Wages", isSensitive: true });
     const [ctc] = await runCommand(sensitiveCommand, ["--org", org.id, "--contact", "C-1", "on"]);
