@@ -92,13 +92,21 @@ async function listen(fetch: (req: Request) => Response | Promise<Response>) {
 interface Row {
   driver: string;
   endpoint: string;
-  ceiling: LoadResult;
-  baseline: LoadResult;
-  real: LoadResult;
+  ceiling: Summary;
+  baseline: Summary;
+  real: Summary;
 }
 
-function summarise(results: LoadResult[]): LoadResult {
+interface Summary extends LoadResult {
+  /** Requests/s of the slowest and fastest round. */
+  rpsMin: number;
+  rpsMax: number;
+}
+
+function summarise(results: LoadResult[]): Summary {
   return {
+    rpsMin: Math.min(...results.map((r) => r.requestsPerSecond)),
+    rpsMax: Math.max(...results.map((r) => r.requestsPerSecond)),
     requestsPerSecond: median(results.map((r) => r.requestsPerSecond)),
     p50: median(results.map((r) => r.p50)),
     p99: median(results.map((r) => r.p99)),
@@ -208,8 +216,8 @@ async function benchDriver(
 const fmt = (n: number, d = 1) => n.toFixed(d);
 
 function printRow(r: Row) {
-  const line = (name: string, x: LoadResult) =>
-    `  ${name.padEnd(9)} ${fmt(x.requestsPerSecond).padStart(9)} req/s   p50 ${fmt(x.p50).padStart(6)} ms   p99 ${fmt(x.p99).padStart(6)} ms${x.non2xx || x.errors ? `   non-2xx ${x.non2xx} errors ${x.errors}` : ""}`;
+  const line = (name: string, x: Summary) =>
+    `  ${name.padEnd(9)} ${fmt(x.requestsPerSecond).padStart(9)} req/s (min ${fmt(x.rpsMin, 0)}, max ${fmt(x.rpsMax, 0)})   p50 ${fmt(x.p50).padStart(6)} ms   p99 ${fmt(x.p99).padStart(6)} ms${x.non2xx || x.errors ? `   non-2xx ${x.non2xx} errors ${x.errors}` : ""}`;
   console.log(
     `\n${r.driver} ${r.endpoint} (${CONNECTIONS} connections, ${ROUNDS}×${SECONDS}s, medians)`,
   );
