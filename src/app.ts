@@ -4,6 +4,7 @@ import { createApi } from "./http/api.ts";
 import type { AppDeps, AppEnv } from "./http/env.ts";
 import { errorBody, onError } from "./http/errors.ts";
 import { registerAgentApi } from "./http/routes/agent/index.ts";
+import { registerWeb } from "./web/index.tsx";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -37,6 +38,7 @@ export function createApp(deps: AppDeps) {
 
   app.get("/healthz", (c) => c.json({ ok: true }));
   registerAgentApi(app, deps);
+  registerWeb(app, deps);
 
   app.notFound((c: Context<AppEnv>) => c.json(errorBody("not_found", "No such route."), 404));
   app.onError(onError);

@@ -22,6 +22,15 @@ export const ConfigSchema = z.object({
     .string()
     .regex(/^rediss?:\/\//, "must be a redis:// URL")
     .optional(),
+  /** Daily brief, LLM tier: an OpenAI-compatible endpoint (base URL or …/chat/completions). */
+  CASHRUNWAY_LLM_URL: z.url().optional(),
+  CASHRUNWAY_LLM_MODEL: z.string().min(1).optional(),
+  /** Sent as a bearer token to the LLM endpoint; never logged. */
+  CASHRUNWAY_LLM_API_KEY: z.string().min(1).optional(),
+  /** Whole-exchange timeout of the LLM call; 20,000 when unset. */
+  CASHRUNWAY_LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).optional(),
+  /** `off` stops the scheduler (nightly baselines, the 06:00 UTC brief) in this process. */
+  CASHRUNWAY_JOBS: z.enum(["on", "off"]).optional(),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

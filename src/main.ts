@@ -6,9 +6,14 @@ import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./db/client.ts";
 import { organisations } from "./db/schema/index.ts";
 import { type Clock, offsetClock, systemClock } from "./domain/clock.ts";
+import { DEFAULT_LIMITS } from "./domain/metering/plans.ts";
+import { createMetering } from "./http/middleware/metering.ts";
+import { startScheduler } from "./jobs/scheduler.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { BatchedAuditWriter } from "./services/audit/audit-writer.ts";
 import { seedDemo } from "./services/demo/seed-demo.ts";
+import { RedisBurstLimiter } from "./services/metering/redis-burst-limiter.ts";
+import { setDemoOwnerPassword } from "./services/web-auth/set-password.ts";
 
 export interface RunningServer {
   url: string;
@@ -20,6 +25,8 @@ export interface RunningServer {
 export interface DemoSeeded {
   orgId: string;
   key: string;
+  ownerEmail: string;
+  ownerPassword: string;
 }
 
 /**
@@ -53,13 +60,32 @@ export async function startServer(
         now: clock.now(),
         folder: `${config.DATA_DIR}/demo-ledger`,
       });
-      demo = { orgId: seeded.orgId, key: seeded.key };
+      // The demo owner can sign in to the settings screen: a generated password, shown once.
+      const signIn = await setDemoOwnerPassword(database.db, seeded.ownerUserId, clock.now());
+      demo = {
+        orgId: seeded.orgId,
+        key: seeded.key,
+        ownerEmail: signIn.email,
+        ownerPassword: signIn.password,
+      };
     }
   }
 
+  // With REDIS_URL the burst cap is shared by every instance; without it, in-process.
+  let redisLimiter: RedisBurstLimiter | undefined;
+  if (config.REDIS_URL) {
+    redisLimiter = new RedisBurstLimiter({
+      url: config.REDIS_URL,
+      limit: DEFAULT_LIMITS.burstLimit,
+      windowMs: DEFAULT_LIMITS.burstWindowMs,
+      logger,
+    });
+    await redisLimiter.connect();
+  }
+  const metering = createMetering({ db: database.db, logger, burst: redisLimiter });
   // Audit rows are committed in batches off the request path (see BatchedAuditWriter).
   const auditWriter = new BatchedAuditWriter(database.db, { logger });
-  const app = createApp({ config, database, clock, logger, auditWriter });
+  const app = createApp({ config, database, clock, logger, metering, auditWriter });
   const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST });
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
@@ -70,13 +96,20 @@ export async function startServer(
   const url = `http://${host}:${address.port}`;
   logger.info({ url, database: database.kind, location: database.location }, "listening");
   if (demo) opts.onDemo?.(demo, url);
+  // Nightly baselines and the 06:00 UTC daily brief (src/jobs; CASHRUNWAY_JOBS=off disables).
+  const scheduler =
+    config.CASHRUNWAY_JOBS !== "off"
+      ? startScheduler({ db: database.db, clock, logger, config })
+      : null;
 
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
       logger.info("shutting down");
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await scheduler?.stop();
       await auditWriter.close();
+      await metering.close();
       await database.close();
     })();
     return closing;

@@ -318,4 +318,10 @@ export interface LedgerSource {
    * none; the importer then records zero balances.
    */
   bankSummary(): Promise<XeroReport | null>;
+
+  /**
+   * Balance sheets (`GET /Reports/BalanceSheet?date=…`), each column a balance as at its header
+   * date; empty when the ledger gave none. Optional: a source without it has no balances.
+   */
+  balanceSheets?(): Promise<XeroReport[]>;
 }

@@ -391,6 +391,7 @@ export async function generateBanking(
     bump(st.counts.bankTransactions, t.status);
     st.features.bankTransactionLines += t.lines.length;
     await out.bankTransactions.add(bankTransactionJson(t));
+    st.ledger.bankTransaction(t);
   }
 
   // The report covers the year to today (the ledger allows at most one year per request).

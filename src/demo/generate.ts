@@ -48,6 +48,7 @@ export const DEMO_FILES = [
   "Accounts.json",
   "Organisation.json",
   "Reports/BankSummary.json",
+  "Reports/BalanceSheet.json",
 ] as const;
 
 /** Options of generateDemoLedger. */
@@ -241,6 +242,7 @@ export async function generateDemoLedger(opts: GenerateDemoOptions): Promise<Dem
       st.features.creditNoteLines += cn.lines.length;
       st.features.creditNoteAllocations += cn.allocations.length;
       await creditNotesOut.add(creditNoteJson(cn));
+      st.ledger.creditNote(cn);
     }
 
     const bank = await generateBanking(st, payRuns, bankContacts, annualRevenue, {
@@ -378,6 +380,15 @@ export async function generateDemoLedger(opts: GenerateDemoOptions): Promise<Dem
     // The report file is one object, not an array: count its bank rows instead.
     const report = files[files.length - 1];
     if (report) report.count = bank.rows.length;
+
+    // Balance sheets from the general ledger, one per day a balance changed (docs/ledger-export.md).
+    const sheetsOut = await track(open("Reports/BalanceSheet.json", "Reports"));
+    const accountId = (code: string) => st.accountId(code);
+    for (const sheet of st.ledger.balanceSheetReports(accountId, today, orgName, nowMs)) {
+      await sheetsOut.add(sheet);
+    }
+    files.push(await sheetsOut.close());
+    writers.length = 0;
 
     const cadences = Object.fromEntries(CADENCES.map((k) => [k, 0])) as Record<Cadence, number>;
     const habits = Object.fromEntries(HABITS.map((k) => [k, 0])) as Record<Habit, number>;

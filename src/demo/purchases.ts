@@ -741,6 +741,7 @@ export async function generatePurchases(
           updatedMs: st.updatedMs(p.day, prng),
         };
         await out.payments.add(paymentJson(payment));
+        st.ledger.payment(payment);
         bump(st.counts.payments, "ACCPAYPAYMENT");
         cheque.spend(p.day, bankAmount);
         st.addGst(p.day, doc.totals.totalTax, p.amount, doc.totals.total, -1);
@@ -758,6 +759,7 @@ export async function generatePurchases(
     noteDocument(st, doc);
     bump(st.counts.bills, doc.status);
     await out.invoices.add(invoiceJson(doc));
+    st.ledger.document(doc);
   }
 
   // Billed POs whose bill was deleted or voided go back to AUTHORISED (nothing billed them).

@@ -355,6 +355,7 @@ export async function generateSales(
           updatedMs: st.updatedMs(p.day, prng),
         };
         await out.payments.add(paymentJson(payment));
+        st.ledger.payment(payment);
         bump(st.counts.payments, "ACCRECPAYMENT");
         cheque.receive(p.day, bankAmount);
         st.addGst(p.day, totals.totalTax, p.amount, totals.total, 1);
@@ -385,6 +386,7 @@ export async function generateSales(
     noteDocument(st, doc);
     bump(st.counts.invoices, doc.status);
     await out.invoices.add(invoiceJson(doc));
+    st.ledger.document(doc);
   }
   return { creditNotes, invoiced };
 }
@@ -506,6 +508,7 @@ function makeCreditNote(
         updatedMs: st.updatedMs(refundDay, prng),
       };
       refund = paymentJson(p);
+      st.ledger.payment(p);
       bump(st.counts.payments, "ARCREDITPAYMENT");
       st.banks.cheque.spend(refundDay, bankAmount);
       st.addGst(refundDay, totals.totalTax, totals.total, totals.total, -1);

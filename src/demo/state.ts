@@ -2,6 +2,7 @@ import { prorate } from "./amounts.ts";
 import { dayStartMs, monthKey, ymdOf } from "./calendar.ts";
 import { BANK_CHEQUE, BANK_DIRECTOR, BANK_SAVINGS, CHART_OF_ACCOUNTS } from "./catalog.ts";
 import type { BankRef } from "./documents.ts";
+import { DemoGeneralLedger } from "./general-ledger.ts";
 import type { Prng } from "./prng.ts";
 
 /** Incremented status counts per collection, reported in the summary. */
@@ -86,6 +87,8 @@ export class GenState {
   readonly gstByQuarter = new Map<number, number>();
   /** PAYG withheld per quarter. */
   readonly paygByQuarter = new Map<number, number>();
+  /** Every posting, for the balance sheets (Reports/BalanceSheet.json). */
+  readonly ledger = new DemoGeneralLedger();
   readonly counts = {
     invoices: {} as StatusCounts,
     bills: {} as StatusCounts,

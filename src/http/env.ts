@@ -4,6 +4,7 @@ import type { Clock } from "../domain/clock.ts";
 import type { Logger } from "../logger.ts";
 import type { AuditWriter } from "../services/audit/audit-writer.ts";
 import type { AuthenticatedKey, ServiceContext } from "../services/context.ts";
+import type { MeterAdmission } from "../services/metering/metering.ts";
 import type { MeteringHook } from "./middleware/metering.ts";
 
 /** What createApp needs; tests pass their own (a shared test database, a fixed clock). */
@@ -12,7 +13,7 @@ export interface AppDeps {
   database: Database;
   clock: Clock;
   logger: Logger;
-  /** Burst cap and query credits; absent = admit everything (noopMetering). */
+  /** Burst cap and query credits; absent = the real metering (in-process burst limiter). */
   metering?: MeteringHook;
   /** Where audit rows go; absent = committed one by one before each response. */
   auditWriter?: AuditWriter;
@@ -29,5 +30,7 @@ export interface AppEnv {
     ctx?: ServiceContext;
     /** The matched route template for audit and metering, e.g. `/api/agent/contacts/{id}`. */
     routeTemplate?: string;
+    /** Set by the metering step when it admits: headers, figures and alerts for the response. */
+    metering?: MeterAdmission;
   };
 }

@@ -17,16 +17,28 @@ export const ErrorResponseSchema = z
 
 const DESCRIPTIONS: Record<ErrorCode, string> = {
   invalid_parameter: "A query or path parameter is invalid.",
+  invalid_cursor:
+    "`cursor` is not a nextCursor of this list: malformed, changed, issued for another " +
+    "organisation or list, or for other filters (repeat the filters unchanged while paging).",
   org_required: "This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes.",
   unauthorized: "Missing, malformed, unknown or revoked key (causes are not distinguished).",
   insufficient_scope: "The key lacks the scope this endpoint requires (named in requiredScope).",
   forbidden: "The organisation is outside this key's reach.",
+  no_billable_seat:
+    "The key's user holds no seat on the organisation's billing account (or the organisation " +
+    "has none), so it has no query credits there; /api/agent/status still answers.",
   not_found: "No such resource in this organisation.",
   no_brief_yet: "No daily brief has been generated yet.",
-  rate_limited: "Burst cap hit: 60 requests per minute per key per endpoint.",
-  credits_exhausted: "Query credits for the rolling 5-hour window are used up.",
+  rate_limited:
+    "Burst cap hit: 60 requests per sliding minute per key per endpoint. `Retry-After` and " +
+    "`retryAfterSeconds` say when the next request is admitted.",
+  credits_exhausted:
+    "Query credits for the rolling 5-hour window are used up and automatic top-up is off. " +
+    "`Retry-After`, `retryAfterSeconds` and `nextCreditInMinutes` say when a credit frees.",
   internal_error: "Unexpected error.",
-  service_unavailable: "A dependency is unavailable; retry shortly.",
+  service_unavailable:
+    "A dependency is unavailable (e.g. query credits cannot be checked, so nothing is served " +
+    "unmetered); retry shortly.",
 };
 
 /** OpenAPI response objects for the given codes, grouped by status. */

@@ -4,10 +4,12 @@
  */
 export const ERROR_STATUS = {
   invalid_parameter: 400,
+  invalid_cursor: 400,
   org_required: 400,
   unauthorized: 401,
   insufficient_scope: 403,
   forbidden: 403,
+  no_billable_seat: 403,
   not_found: 404,
   no_brief_yet: 404,
   rate_limited: 429,

@@ -4,7 +4,7 @@ import { ConfigSchema } from "../../src/config.ts";
 import type { Db } from "../../src/db/client.ts";
 import { fixedClock } from "../../src/domain/clock.ts";
 import type { AppDeps } from "../../src/http/env.ts";
-import type { MeteringHook } from "../../src/http/middleware/metering.ts";
+import { type MeteringHook, noopMetering } from "../../src/http/middleware/metering.ts";
 import { createLogger } from "../../src/logger.ts";
 import {
   type CreateApiKeyInput,
@@ -28,6 +28,11 @@ export interface TestApp {
 /**
  * The real application over the shared test database, with a fixed clock and a silent logger
  * (or, with `captureLogs`, an info-level logger whose lines are kept in `logs`).
+ *
+ * Metering is `noopMetering` unless a test passes one: most suites test other things with users
+ * that hold no seat (which real metering refuses) and compare whole bodies (which real metering
+ * extends with alerts). The metering suites (test/integration/metering*.test.ts) pass the real
+ * one, `createMetering(...)`, as the server does by default.
  */
 export async function testApp(
   opts: { now?: Date; captureLogs?: boolean; metering?: MeteringHook } = {},
@@ -47,7 +52,7 @@ export async function testApp(
     database,
     clock,
     logger,
-    ...(opts.metering ? { metering: opts.metering } : {}),
+    metering: opts.metering ?? noopMetering,
   };
   return { app: createApp(deps), deps, db: database.db, clock, logs };
 }

@@ -21,6 +21,10 @@ export const serveCommand: Command = {
           "",
           `  curl -s -H "Authorization: Bearer ${demo.key}" ${url}/api/agent/bank-accounts`,
           "",
+          `Settings and dashboard: ${url}/settings/login`,
+          `  email:    ${demo.ownerEmail}`,
+          `  password: ${demo.ownerPassword}   (shown once; change it with: npx cashrunway password set --email ${demo.ownerEmail})`,
+          "",
         ];
         process.stdout.write(`${lines.join("\n")}\n`);
       },

@@ -57,6 +57,7 @@ export const EXPORT_FILES = {
     required: false,
   },
   bankSummary: { file: "Reports/BankSummary.json", key: "Reports", required: false },
+  balanceSheets: { file: "Reports/BalanceSheet.json", key: "Reports", required: false },
 } as const satisfies Record<string, CollectionFile>;
 
 /** Records per yielded page, as the ledger API's largest page. */
@@ -118,6 +119,14 @@ export function createExportFolderSource(folder: string): LedgerSource {
         if (report) return report;
       }
       return null;
+    },
+
+    async balanceSheets(): Promise<XeroReport[]> {
+      // Every report of the file: one per `date` the balance sheet was asked for.
+      const spec = EXPORT_FILES.balanceSheets;
+      const records = await readEnvelope(dir, spec);
+      if (!records) return [];
+      return [...validateRecords(spec, records, ReportSchema, EXPORT_PAGE_SIZE)].flat();
     },
   };
 }

@@ -151,6 +151,8 @@ export const contacts = pgTable(
   (t) => [
     uniqueIndex("contacts_org_ext_key").on(t.orgId, t.externalId),
     index("contacts_org_synced_idx").on(t.orgId, t.lastSyncedAt, t.id),
+    // The few sensitive contacts of an organisation, which every list reads to gate its rows.
+    index("contacts_org_sensitive_idx").on(t.orgId, t.externalId).where(sql`${t.isSensitive}`),
   ],
 );
 
@@ -221,6 +223,14 @@ export const cashItems = pgTable(
   (t) => [
     uniqueIndex("cash_items_org_source_ext_key").on(t.orgId, t.source, t.externalId),
     index("cash_items_org_source_date_idx").on(t.orgId, t.source, t.documentDate, t.id),
+    // Lists filtered by one ledger status walk this in order (keyset pages, counts, totals).
+    index("cash_items_org_source_status_date_idx").on(
+      t.orgId,
+      t.source,
+      t.ledgerStatus,
+      t.documentDate,
+      t.id,
+    ),
     index("cash_items_org_contact_idx").on(t.orgId, t.contactExternalId, t.source),
     index("cash_items_org_status_expected_idx").on(t.orgId, t.status, t.expectedDate),
   ],

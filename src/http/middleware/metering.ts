@@ -1,39 +1,44 @@
 import type { MiddlewareHandler } from "hono";
 import type { Clock } from "../../domain/clock.ts";
-import type { AuthenticatedKey, OrgRef } from "../../services/context.ts";
+import {
+  type MeterAdmission,
+  Metering,
+  type MeteringOptions,
+  type MeterRequest,
+} from "../../services/metering/metering.ts";
 import type { AppEnv } from "../env.ts";
 
 /** What the metering slot learns about a request that passed authentication, reach and scope. */
-export interface MeteringContext {
-  key: AuthenticatedKey;
-  /** The target organisation; null on routes without one (`/api/agent/orgs`). */
-  org: OrgRef | null;
-  /** Flat route template: the burst cap counts per key per endpoint. */
-  routeTemplate: string;
-  /** False for routes exempt from query credits (`/api/agent/status`). */
-  chargesCredit: boolean;
-  requestId: string;
-  now: Date;
-}
+export type MeteringContext = MeterRequest;
 
 /**
- * The metering slot of the agent pipeline (burst cap and query credits arrive in a later issue).
- * `admit` runs after scope checking and before the handler; it refuses a request by throwing a
- * ServiceError (`rate_limited`, `credits_exhausted`), which becomes a 429 like any other error.
+ * The metering slot of the agent pipeline. `admit` runs after scope checking and before the
+ * handler; it refuses a request by throwing a ServiceError (`rate_limited`, `credits_exhausted`,
+ * `no_billable_seat`, `service_unavailable`), which becomes its error response like any other.
+ * What it returns (headers, figures, alerts) is kept on the request (`c.get("metering")`).
  * `settle` runs after the handler with the final status, e.g. to refund a failed call.
  */
 export interface MeteringHook {
-  admit(ctx: MeteringContext): Promise<void>;
-  settle(ctx: MeteringContext, status: number): Promise<void>;
+  // biome-ignore lint/suspicious/noConfusingVoidType: a hook that admits without figures is written `async () => {}`, which returns Promise<void>.
+  admit(ctx: MeteringContext): Promise<MeterAdmission | undefined | void>;
+  settle(ctx: MeteringContext, status: number, admission?: MeterAdmission): Promise<void>;
 }
 
-/** Admits everything and records nothing: the default until metering lands. */
+/** Admits everything and records nothing: for tests that do not exercise metering. */
 export const noopMetering: MeteringHook = {
   admit: async () => {},
   settle: async () => {},
 };
 
-/** The pipeline step that calls the hook around the handler. */
+/** The real metering (burst cap, query credits, quota, alerts): the server's default. */
+export function createMetering(opts: MeteringOptions): Metering {
+  return new Metering(opts);
+}
+
+/**
+ * The pipeline step that calls the hook around the handler, and adds the admission's headers
+ * (`X-Service-*`, `RateLimit`, `RateLimit-Policy`) to a successful response.
+ */
 export function meter(
   hook: MeteringHook,
   clock: Clock,
@@ -51,8 +56,12 @@ export function meter(
       requestId: c.get("requestId"),
       now: ctx?.now ?? clock.now(),
     };
-    await hook.admit(meteringCtx);
+    const admission = (await hook.admit(meteringCtx)) ?? undefined;
+    if (admission) c.set("metering", admission);
     await next();
-    await hook.settle(meteringCtx, c.res.status);
+    if (admission && c.res.status >= 200 && c.res.status < 300) {
+      for (const [name, value] of Object.entries(admission.headers)) c.header(name, value);
+    }
+    await hook.settle(meteringCtx, c.res.status, admission);
   };
 }

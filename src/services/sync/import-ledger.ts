@@ -4,8 +4,11 @@ import type { LedgerSource } from "../../connector/ledger-source.ts";
 import type { Db } from "../../db/client.ts";
 import { ledgerConnections, organisations, syncRuns } from "../../db/schema/index.ts";
 import { newId } from "../../domain/ids.ts";
+import { baselinesAfterImport } from "../baselines/after-import.ts";
 import { NotFoundError } from "../errors.ts";
+import { recomputeAfterImport } from "../forecast/after-import.ts";
 import { projectLedger, type SyncCounts } from "./project-ledger.ts";
+import { suppressPurchaseOrders } from "./suppress-purchase-orders.ts";
 
 export type { SyncCounts } from "./project-ledger.ts";
 
@@ -98,6 +101,7 @@ export async function importLedger(db: Db, input: ImportLedgerInput): Promise<Sy
       // Two imports of one organisation would interleave their snapshots; serialise them.
       await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`ledger-import:${orgId}`}))`);
       await projectLedger(tx, { org, source, now, counts });
+      await suppressPurchaseOrders(tx, { orgId }); // the bill matcher: purchase orders a bill covers
       await tx
         .update(syncRuns)
         .set({ outcome: "succeeded", finishedAt: finishedAt(), counts })
@@ -130,6 +134,8 @@ export async function importLedger(db: Db, input: ImportLedgerInput): Promise<Sy
     }
     throw new LedgerImportError({ syncRunId, outcome: "failed", counts, error }, { cause: e });
   }
+  await recomputeAfterImport(db, { orgId, now, syncRunId }); // forecasts follow every import
+  await baselinesAfterImport(db, { orgId, now, syncRunId }); // baselines, insights, summaries
   return { syncRunId, outcome: "succeeded", counts };
 }
 

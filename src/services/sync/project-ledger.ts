@@ -19,6 +19,7 @@ import {
   purchaseOrders,
 } from "../../db/schema/index.ts";
 import { type IdPrefix, newId } from "../../domain/ids.ts";
+import { writeBalanceSheets } from "../account-balances/write-balance-sheets.ts";
 import {
   type AccountRef,
   closingBalances,
@@ -675,4 +676,8 @@ export async function projectLedger(tx: Tx, input: ProjectionInput): Promise<voi
     btCount.written += (await upsertChanged(tx, btSpec, rows)).length;
   }
   btCount.written += await removeAbsent(tx, bankTransactions, orgId, existingBts, btSeen);
+
+  // Balance sheets (Reports/BalanceSheet.json): account balances as at each report date.
+  const balanceSheets = await writeBalanceSheets(tx, orgId, source);
+  if (balanceSheets.read + balanceSheets.written > 0) counts.balanceSheets = balanceSheets;
 }

@@ -129,6 +129,7 @@ describe(`registerOrgRoute (${testDriver})`, () => {
       "404",
       "429",
       "500",
+      "503",
     ]);
     expect(nested?.operationId).toBe("getWidgetForOrg");
   });

@@ -12,6 +12,7 @@ import { type MeteringHook, meter } from "../../middleware/metering.ts";
 import { requireScope } from "../../middleware/require-scope.ts";
 import { routeTemplate } from "../../middleware/route-template.ts";
 import { targetOrg } from "../../middleware/target-org.ts";
+import { addAlerts, documentedWithAlerts } from "./alerts.ts";
 
 /** What the agent routes' pipeline steps need. */
 export interface PipelineDeps {
@@ -47,6 +48,74 @@ function scopeSentence(scope: Scope | null): string {
 }
 
 type ZodObjectSchema = z.ZodObject<z.ZodRawShape>;
+
+const header = (description: string, type: "string" | "integer" = "string") => ({
+  description,
+  schema: { type },
+});
+
+/** Headers of every successful agent response (docs/metering.md). */
+const SUCCESS_HEADERS = {
+  "X-Service-Subscription": header(
+    "Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the " +
+      "organisation has no billing account.",
+  ),
+  "X-Service-Plan": header(
+    "Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve.",
+  ),
+  "X-Service-Trial-Days-Remaining": header(
+    "Whole days left in the trial, rounded up (1 = last day); only while trialing.",
+    "integer",
+  ),
+  "X-Service-Reset-Minutes": header(
+    "Minutes until the next query credit frees; 0 when one is available. Mirrors " +
+      "usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat.",
+    "integer",
+  ),
+  "X-Service-Quota-Remaining": header(
+    "Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining).",
+    "integer",
+  ),
+  "X-Service-Quota-Reset": header("Legacy daily bucket: next 00:00 UTC, ISO 8601."),
+  "RateLimit-Policy": header(
+    'IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, ' +
+      '`"credits";q=<allowance>;w=18000`.',
+  ),
+  RateLimit: header(
+    'IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds ' +
+      "until r next grows (0 when nothing is waiting to free).",
+  ),
+};
+
+/** Error responses with the metering headers on 429 and 503. */
+function pipelineErrorResponses(codes: ErrorCode[]) {
+  const responses = errorResponses(...codes);
+  const retryAfter = header("Seconds to wait before retrying.", "integer");
+  const r429 = responses[429];
+  if (r429) {
+    responses[429] = {
+      ...r429,
+      headers: {
+        "Retry-After": retryAfter,
+        "RateLimit-Policy": SUCCESS_HEADERS["RateLimit-Policy"],
+        RateLimit: SUCCESS_HEADERS.RateLimit,
+      },
+    } as typeof r429;
+  }
+  const r503 = responses[503];
+  if (r503) responses[503] = { ...r503, headers: { "Retry-After": retryAfter } } as typeof r503;
+  return responses;
+}
+
+/** The metering sentence of an operation description. */
+function meteringSentence(chargesCredit: boolean): string {
+  return chargesCredit
+    ? "Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one " +
+        "query credit from the rolling 5-hour window of (key creator, billing account of the " +
+        "organisation); a 5xx gives the credit back."
+    : "Metering: burst cap of 60 requests per sliding minute per key per endpoint; uses no " +
+        "query credit.";
+}
 
 /** An endpoint that reads one organisation's data. */
 export interface OrgRouteSpec<
@@ -102,8 +171,9 @@ export function registerOrgRoute<
       "forbidden",
       ...(spec.scope ? (["insufficient_scope"] as const) : []),
       "rate_limited",
-      ...(spec.chargesCredit === false ? [] : (["credits_exhausted"] as const)),
+      ...(spec.chargesCredit === false ? [] : (["credits_exhausted", "no_billable_seat"] as const)),
       "internal_error",
+      "service_unavailable",
     ];
     const codes = [...new Set<ErrorCode>([...pipelineErrors, ...(spec.errors ?? [])])];
     const formNote = nested
@@ -131,7 +201,9 @@ export function registerOrgRoute<
       operationId: nested ? `${spec.operationId}ForOrg` : spec.operationId,
       tags: spec.tags,
       summary: nested ? `${spec.summary} (organisation in the path)` : spec.summary,
-      description: `${scopeSentence(spec.scope)}\n\n${spec.description}\n\n${formNote}`,
+      description:
+        `${scopeSentence(spec.scope)}\n\n${spec.description}\n\n${formNote}\n\n` +
+        meteringSentence(spec.chargesCredit !== false),
       "x-required-scope": spec.scope,
       security: [{ bearerAuth: [] }],
       request: {
@@ -141,9 +213,10 @@ export function registerOrgRoute<
       responses: {
         200: {
           description: spec.response.description,
-          content: { "application/json": { schema: spec.response.schema } },
+          headers: SUCCESS_HEADERS,
+          content: { "application/json": { schema: documentedWithAlerts(spec.response.schema) } },
         },
-        ...errorResponses(...codes),
+        ...pipelineErrorResponses(codes),
       },
       middleware,
     });
@@ -163,7 +236,7 @@ export function registerOrgRoute<
         { query, params: flatParams as Parameters<typeof spec.handler>[1]["params"] },
         c,
       );
-      return c.json(result as Record<string, unknown>, 200);
+      return c.json(addAlerts(result, c.get("metering")) as Record<string, unknown>, 200);
     });
   }
 }
@@ -189,20 +262,26 @@ export function registerKeyRoute<S extends z.ZodType>(
     operationId: spec.operationId,
     tags: spec.tags,
     summary: spec.summary,
-    description: `${scopeSentence(null)}\n\n${spec.description}`,
+    description:
+      `${scopeSentence(null)}\n\n${spec.description}\n\n` +
+      meteringSentence(spec.chargesCredit !== false),
     "x-required-scope": null,
     security: [{ bearerAuth: [] }],
     responses: {
       200: {
         description: spec.response.description,
-        content: { "application/json": { schema: spec.response.schema } },
+        headers: SUCCESS_HEADERS,
+        content: { "application/json": { schema: documentedWithAlerts(spec.response.schema) } },
       },
-      ...errorResponses(
+      ...pipelineErrorResponses([
         "unauthorized",
         "rate_limited",
-        ...(spec.chargesCredit === false ? [] : (["credits_exhausted"] as const)),
+        ...(spec.chargesCredit === false
+          ? []
+          : (["credits_exhausted", "no_billable_seat"] as const)),
         "internal_error",
-      ),
+        "service_unavailable",
+      ]),
     },
     middleware: [
       routeTemplate(spec.path),
@@ -213,6 +292,9 @@ export function registerKeyRoute<S extends z.ZodType>(
     const key = c.get("key");
     // authenticate() runs first on every agent path; no key here is a wiring bug.
     if (!key) throw new Error("route handler ran without an authenticated key");
-    return c.json((await spec.handler(key, c)) as Record<string, unknown>, 200);
+    return c.json(
+      addAlerts(await spec.handler(key, c), c.get("metering")) as Record<string, unknown>,
+      200,
+    );
   });
 }

@@ -26,7 +26,20 @@ const API_DESCRIPTION = [
   "",
   "**Errors** are `{ error: <code>, message?, … }` with snake_case codes: `unauthorized` (401), " +
     "`org_required`, `invalid_parameter` (400), `forbidden`, `insufficient_scope` (403, with " +
-    "`requiredScope`), `not_found` (404), `rate_limited`, `credits_exhausted` (429).",
+    "`requiredScope`), `no_billable_seat` (403), `not_found` (404), `rate_limited`, " +
+    "`credits_exhausted` (429, with `retryAfterSeconds`), `service_unavailable` (503).",
+  "",
+  "**Metering.** After authentication, organisation and scope, every request passes the burst " +
+    "cap (60 requests per sliding minute per key per endpoint; the flat and nested forms are one " +
+    "endpoint), then uses one query credit from the rolling 5-hour window of (key creator, " +
+    "billing account of the organisation): Free 10, Pocket 50, Wallet 250, Vault 1,000, " +
+    "Reserve 5,000. `/api/agent/status` uses no credit. Refused requests use nothing past the " +
+    "refusing step, and a 5xx gives its credit back. A key whose user holds no seat on the " +
+    "organisation's billing account gets 403 `no_billable_seat` (its `/status` still answers, " +
+    "with `usage: null`); when credits cannot be checked the answer is 503, never unmetered data. " +
+    "Every 429 carries `Retry-After`; successful responses carry `X-Service-*`, `RateLimit` and " +
+    "`RateLimit-Policy` headers, and `billingAlert` / `ledgerAlert` in the body when attention is " +
+    "needed.",
   "",
   "**Sensitive data.** Without `READ_SENSITIVE`, rows flagged sensitive are absent from lists " +
     "and counted in `redactedItemCount`.",

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { withAlerts } from "../alerts.ts";
 
 const decimal = (description: string, example: string) =>
   z.string().openapi({
@@ -31,8 +32,8 @@ export const BankAccountSchema = z
   })
   .openapi("BankAccount", { description: "An active bank account with its balances." });
 
-export const BankAccountsResponseSchema = z
-  .object({
+export const BankAccountsResponseSchema = withAlerts(
+  z.object({
     accounts: z.array(BankAccountSchema).openapi({
       description: "Active bank accounts sorted by name, then id.",
     }),
@@ -45,7 +46,7 @@ export const BankAccountsResponseSchema = z
           "READ_SENSITIVE; always 0 with READ_SENSITIVE.",
         example: 0,
       }),
-  })
-  .openapi("BankAccountsResponse", { description: "The organisation's active bank accounts." });
+  }),
+).openapi("BankAccountsResponse", { description: "The organisation's active bank accounts." });
 
 export type BankAccountsResponse = z.infer<typeof BankAccountsResponseSchema>;

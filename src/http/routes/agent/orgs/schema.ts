@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { withAlerts } from "../alerts.ts";
 
 export const ReachableOrgSchema = z
   .object({
@@ -18,8 +19,8 @@ export const ReachableOrgSchema = z
   })
   .openapi("ReachableOrg", { description: "An organisation the key can read." });
 
-export const OrgsResponseSchema = z
-  .object({
+export const OrgsResponseSchema = withAlerts(
+  z.object({
     keyKind: z.enum(["PARTNER", "USER"]).openapi({
       description:
         "PARTNER = advisory partner key (multi-client). USER = ordinary key: a USER `crun_` key " +
@@ -33,7 +34,7 @@ export const OrgsResponseSchema = z
         "member of. PARTNER key: linked client organisations (all of them, or the pinned subset " +
         "still linked).",
     }),
-  })
-  .openapi("OrgsResponse", { description: "Reachable organisations and the key kind." });
+  }),
+).openapi("OrgsResponse", { description: "Reachable organisations and the key kind." });
 
 export type OrgsResponse = z.infer<typeof OrgsResponseSchema>;

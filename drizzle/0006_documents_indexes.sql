@@ -1,0 +1,1 @@
+CREATE INDEX "cash_items_org_source_status_date_idx" ON "cash_items" USING btree ("org_id","source","ledger_status","document_date","id");

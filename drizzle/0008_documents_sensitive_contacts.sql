@@ -1,0 +1,1 @@
+CREATE INDEX "contacts_org_sensitive_idx" ON "contacts" USING btree ("org_id","external_id") WHERE "contacts"."is_sensitive";

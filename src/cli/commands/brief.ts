@@ -1,0 +1,49 @@
+import { isCalendarDate } from "../../domain/summaries/calendar.ts";
+import { llmConfigFrom } from "../../services/brief/llm-generator.ts";
+import { runBrief } from "../../services/brief/run-brief.ts";
+import { UsageError } from "../args.ts";
+import type { Command } from "../command.ts";
+
+/**
+ * Operator command: writes an organisation's daily brief for a UTC day (default: today's UTC
+ * date), as the 06:00 UTC run does. An existing row for that day is kept and shown unless
+ * `--replace` is given. The LLM tier applies as in the scheduler (premium plans, endpoint set).
+ */
+export const briefCommand: Command = {
+  name: "brief",
+  usage: ["brief --org ID [--date YYYY-MM-DD] [--replace]   (write the daily brief now)"],
+  booleanFlags: ["replace"],
+  async run(args, ctx) {
+    args.allowOnly("org", "date", "replace");
+    if (args.positionals.length > 0)
+      throw new UsageError(`unexpected argument "${args.positionals[0]}"`);
+    const orgId = args.requireString("org");
+    const now = ctx.clock.now();
+    const date = args.string("date") ?? now.toISOString().slice(0, 10);
+    if (!isCalendarDate(date)) throw new UsageError(`--date must be YYYY-MM-DD, got "${date}"`);
+    const database = await ctx.openDatabase();
+    try {
+      const warnings: string[] = [];
+      const r = await runBrief(database.db, {
+        orgId,
+        asOfDate: date,
+        now,
+        llm: llmConfigFrom(ctx.config),
+        replace: args.bool("replace"),
+        onFallback: (reason) => warnings.push(reason),
+      });
+      const p = r.brief.payload;
+      ctx.print({ ...r.brief, created: r.created, fallbackReason: r.fallbackReason }, [
+        `${r.created ? "Wrote" : "Kept"} the ${r.brief.generatorTier} brief of ${orgId} for ${r.brief.asOfDate}` +
+          (r.created ? "" : " (it already existed; --replace rewrites it)"),
+        ...warnings.map((w) => `LLM tier not used: ${w}`),
+        "",
+        `Main driver:        ${p.mainDriver.headline}`,
+        `Risk signal:        ${p.riskSignal.headline}`,
+        `Recommended action: ${p.recommendedAction.headline}`,
+      ]);
+    } finally {
+      await database.close();
+    }
+  },
+};

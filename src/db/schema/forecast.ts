@@ -1,0 +1,111 @@
+import { sql } from "drizzle-orm";
+import {
+  date,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
+import { organisations } from "./tenancy.ts";
+
+const orgId = () =>
+  text("org_id")
+    .notNull()
+    .references(() => organisations.id);
+const instant = (name: string) => timestamp(name, { withTimezone: true });
+
+export const SCENARIO_KINDS = ["BASE", "BEST", "WORST", "CUSTOM"] as const;
+
+/**
+ * Forecast scenarios: sets of assumptions applied to the same ledger data. Every organisation has
+ * one BASE, one BEST and one WORST (created with its first forecast) and any number of CUSTOM.
+ */
+export const forecastScenarios = pgTable(
+  "forecast_scenarios",
+  {
+    id: text("id").primaryKey(),
+    orgId: orgId(),
+    kind: text("kind", { enum: SCENARIO_KINDS }).notNull(),
+    name: text("name").notNull(),
+    /** CUSTOM overrides (`ScenarioAssumptions` in src/domain/forecasting/types.ts); `{}` otherwise. */
+    assumptions: jsonb("assumptions").notNull().default({}),
+    createdAt: instant("created_at").notNull(),
+    updatedAt: instant("updated_at").notNull(),
+  },
+  (t) => [
+    // One of each standard kind per organisation; CUSTOM ones are unlimited.
+    uniqueIndex("forecast_scenarios_org_standard_key")
+      .on(t.orgId, t.kind)
+      .where(sql`kind <> 'CUSTOM'`),
+    index("forecast_scenarios_org_idx").on(t.orgId, t.createdAt),
+  ],
+);
+
+/**
+ * A computed forecast of one scenario, served as stored. `payload` is the engine's answer without
+ * redaction (weeks with real account names; `ForecastPayload`); `detail` holds the lines behind
+ * every week (for explanations), never served by the API.
+ */
+export const forecastSnapshots = pgTable(
+  "forecast_snapshots",
+  {
+    id: text("id").primaryKey(),
+    orgId: orgId(),
+    scenarioId: text("scenario_id")
+      .notNull()
+      .references(() => forecastScenarios.id, { onDelete: "cascade" }),
+    /** 2 since the guaranteed/forecast inflow split; 1 snapshots lack it. */
+    engineVersion: integer("engine_version").notNull(),
+    computedAt: instant("computed_at").notNull(),
+    /** The organisation's local date the forecast was made on (week 1 holds it). */
+    asOfDate: date("as_of_date", { mode: "string" }).notNull(),
+    startingCash: numeric("starting_cash").notNull(),
+    payload: jsonb("payload").notNull(),
+    detail: jsonb("detail"),
+    /** The import that triggered it, when one did. */
+    syncRunId: text("sync_run_id"),
+  },
+  (t) => [index("forecast_snapshots_org_scenario_idx").on(t.orgId, t.scenarioId, t.computedAt)],
+);
+
+/** The operator's starting-cash override (`cashrunway cash override`): one per organisation. */
+export const cashOverrides = pgTable("cash_overrides", {
+  orgId: text("org_id")
+    .primaryKey()
+    .references(() => organisations.id),
+  amount: numeric("amount").notNull(),
+  setAt: instant("set_at").notNull(),
+});
+
+/**
+ * Balance-sheet balances as the ledger reported them (Reports/BalanceSheet.json): one row per
+ * (report date, account). Balances as at any date are those of the latest report date on or
+ * before it (docs/ledger-export.md, "Balance sheet").
+ */
+export const accountBalances = pgTable(
+  "account_balances",
+  {
+    id: text("id").primaryKey(),
+    orgId: orgId(),
+    asAtDate: date("as_at_date", { mode: "string" }).notNull(),
+    /** The ledger's AccountID; the zero GUID for Current Year Earnings. */
+    accountExternalId: text("account_external_id").notNull(),
+    /** The row's name in the report (our chart's name is preferred when the account is in it). */
+    name: text("name").notNull(),
+    /** The report section: Bank, Current Assets, Equity, … */
+    section: text("section"),
+    /** As the balance sheet shows it: assets, liabilities and equity each positive in their normal sign. */
+    balance: numeric("balance").notNull(),
+  },
+  (t) => [
+    uniqueIndex("account_balances_org_date_account_key").on(
+      t.orgId,
+      t.asAtDate,
+      t.accountExternalId,
+    ),
+  ],
+);

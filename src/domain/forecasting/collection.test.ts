@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { expectedLateness, fitCollection, medianLateness } from "./collection.ts";
+import { addDays } from "./dates.ts";
+import type { SalesHistoryEntry } from "./types.ts";
+
+const paid = (contactId: string, late: number, issue = "2025-10-01"): SalesHistoryEntry => {
+  const due = addDays(issue, 14);
+  return {
+    contactId,
+    issueDate: issue,
+    total: "100",
+    currency: "AUD",
+    currencyRate: null,
+    dueDate: due,
+    paidDate: addDays(due, late),
+    accountId: null,
+  };
+};
+
+describe("collection model: when open receivables are paid", () => {
+  // A pays 0, 2, 4, 30 days late; B once on time; the organisation: −3, 0, 0, 2, 4, 30.
+  const model = fitCollection([
+    paid("A", 0),
+    paid("A", 2),
+    paid("A", 4),
+    paid("A", 30),
+    paid("B", 0),
+    paid("C", -3),
+  ]);
+
+  it.each([
+    // [contact, days overdue, expected lateness]
+    ["A", -10, 2], // not yet due: A's median (lower middle of 0, 2, 4, 30)
+    ["A", 3, 4], // 3 days late already: among A's payments ≥ 3 (4, 30) → 4
+    ["A", 10, 30], // only the 30-day one was that late
+    ["A", 31, null], // nobody ever paid 31 days late: doubtful
+    ["B", -5, 0], // one payment of its own is too few: the organisation's (−3, 0, 0, 2, 4, 30) → 0
+    ["B", 1, 4], // organisation ≥ 1: 2, 4, 30 → 4
+    ["Z", 0, 2], // unknown customer: the organisation's ≥ 0: 0, 0, 2, 4, 30 → 2
+  ] as const)("customer %s, %s days overdue → %s", (contact, overdue, expected) => {
+    expect(expectedLateness(model, contact, overdue)).toBe(expected);
+  });
+
+  it("falls back to the organisation when the customer was never this late, and knows no history", () => {
+    const m = fitCollection([paid("A", 0), paid("A", 1), paid("A", 2), paid("B", 40)]);
+    expect(expectedLateness(m, "A", 5)).toBe(40);
+    expect(expectedLateness(fitCollection([]), "A", 5)).toBeUndefined();
+  });
+
+  it("uses the customer's last 12 payments, and the median lateness is never negative", () => {
+    const old = Array.from({ length: 12 }, (_, i) => paid("A", 50, addDays("2024-01-01", i)));
+    const recent = Array.from({ length: 12 }, (_, i) => paid("A", 1, addDays("2025-06-01", i)));
+    expect(medianLateness(fitCollection([...recent, ...old]), "A")).toBe(1);
+    expect(medianLateness(fitCollection([paid("E", -5), paid("E", -4), paid("E", -6)]), "E")).toBe(
+      0,
+    );
+  });
+});

@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest";
+import { classifyIntervals, detectRecurring, projectRecurring } from "./recurring.ts";
+import type { RecurringHistoryEntry } from "./types.ts";
+
+const spend = (date: string, amount = "100", contactId = "C"): RecurringHistoryEntry => ({
+  kind: "spend",
+  contactId,
+  contactName: contactId,
+  accountId: "acc",
+  date,
+  dueDate: null,
+  amount,
+  currency: "AUD",
+  currencyRate: null,
+});
+
+describe("recurring detection", () => {
+  it.each([
+    [[7, 7, 7, 7], "weekly"],
+    [[14, 14, 13, 15], "fortnightly"],
+    [[31, 28, 31, 30, 31], "monthly"],
+    [[91, 92, 123, 59, 91, 92, 123], "quarterly"], // the BAS: 28 Feb breaks the rhythm, the mean holds
+    [[365], "yearly"],
+    [[30], null], // one interval is not a habit (except yearly)
+    [[5, 60, 2, 30, 21], null], // irregular
+    [[20, 20, 20], null], // no cadence at 20 days
+  ])("classifies %j as %s", (intervals, cadence) => {
+    expect(classifyIntervals(intervals)?.name ?? null).toBe(cadence);
+  });
+
+  it("uses the median of the last three amounts and stops projecting a stream that stopped", () => {
+    const history = [
+      spend("2025-10-05", "100"),
+      spend("2025-11-05", "100"),
+      spend("2025-12-05", "120"),
+      spend("2026-01-05", "130"),
+      spend("2026-02-05", "200"),
+    ];
+    const [stream] = detectRecurring(history, "2026-03-01", "AUD");
+    expect(stream).toMatchObject({
+      cadence: { name: "monthly" },
+      amount: 13000,
+      lastDate: "2026-02-05",
+    });
+    // Last seen 5 Feb; by 1 May it is more than 1.5 months late: stopped.
+    expect(detectRecurring(history, "2026-05-01", "AUD")).toEqual([]);
+  });
+
+  it("groups by kind, contact and account, and a day's split lines are one occurrence", () => {
+    const history = [
+      spend("2026-01-01", "50", "A"),
+      spend("2026-01-01", "50", "A"),
+      spend("2026-01-08", "100", "A"),
+      spend("2026-01-15", "100", "A"),
+      spend("2026-01-22", "100", "A"),
+      spend("2026-01-03", "9", "B"),
+      spend("2026-01-10", "9", "B"),
+    ];
+    const streams = detectRecurring(history, "2026-01-25", "AUD");
+    expect(streams.map((s) => [s.contactId, s.cadence.name, s.amount])).toEqual([
+      ["A", "weekly", 10000],
+    ]);
+  });
+
+  it("skips an occurrence an open bill of the same contact stands for, once", () => {
+    const history = ["2025-11-01", "2025-12-01", "2026-01-01", "2026-02-01"].map((d) => ({
+      ...spend(d, "500", "RENT"),
+      kind: "bill" as const,
+      dueDate: d.replace(/-01$/, "-10"),
+    }));
+    const streams = detectRecurring(history, "2026-02-20", "AUD");
+    expect(streams[0]).toMatchObject({ termDays: 9 });
+    const bills = [{ contactId: "RENT", issueDate: "2026-03-02", cashDate: "2026-03-11" }];
+    const { occurrences, skipped } = projectRecurring(streams, "2026-02-20", "2026-05-31", bills);
+    expect(skipped.map((o) => o.cashDate)).toEqual(["2026-03-10"]);
+    expect(occurrences.map((o) => o.cashDate)).toEqual(["2026-04-10", "2026-05-10"]);
+    // A bill that is the stream's own last occurrence (issued before it) is not a candidate.
+    const old = [{ contactId: "RENT", issueDate: "2026-02-01", cashDate: "2026-03-09" }];
+    expect(projectRecurring(streams, "2026-02-20", "2026-05-31", old).skipped).toEqual([]);
+  });
+});
+
+describe("calendar-aligned quarterly and yearly charges", () => {
+  it("keeps last year's dates: a quarterly return due on 28 Feb for December, the 28th after other quarters", () => {
+    const bas = [
+      "2024-04-28",
+      "2024-07-28",
+      "2024-10-28",
+      "2025-02-28",
+      "2025-04-28",
+      "2025-07-28",
+      "2025-10-28",
+    ].map((d) => ({ ...spend(d, "5000", "ATO") }));
+    const streams = detectRecurring(bas, "2026-01-20", "AUD");
+    expect(streams[0]?.cadence.name).toBe("quarterly");
+    const { occurrences } = projectRecurring(streams, "2026-01-20", "2026-08-31", []);
+    // A plain quarterly step from 28 Oct would say 28 Jan, 28 Apr, 28 Jul.
+    expect(occurrences.map((o) => o.cashDate)).toEqual(["2026-02-28", "2026-04-28", "2026-07-28"]);
+  });
+});

@@ -1,0 +1,170 @@
+/**
+ * When a response carries a `billingAlert` or a `ledgerAlert`. They appear only when attention
+ * is needed; absence means healthy.
+ */
+
+const DAY_MS = 86_400_000;
+
+export type SubscriptionStatus = "trialing" | "active" | "past_due" | "canceled" | "trial_ended";
+export type AlertSeverity = "warn" | "critical";
+
+/** Where the alert sends a person: the settings screen (paths relative to the base URL). */
+export interface CallToAction {
+  label: string;
+  url: string;
+}
+
+export const BILLING_CTA: CallToAction = { label: "Manage billing", url: "/settings/billing" };
+
+export type BillingAlertKind =
+  | "past_due"
+  | "canceled"
+  | "trial_ended"
+  | "trial_ending"
+  | "credits_low"
+  | "credits_exhausted";
+
+export interface BillingAlert {
+  severity: AlertSeverity;
+  kind: BillingAlertKind;
+  message: string;
+  cta: CallToAction;
+}
+
+export type LedgerAlertKind = "reconnect_required" | "service_issue" | "no_connection";
+
+export interface LedgerAlert {
+  severity: AlertSeverity;
+  kind: LedgerAlertKind;
+  message: string;
+  /** ISO 8601; null if the organisation never synced. */
+  lastSuccessfulSync: string | null;
+  cta: CallToAction;
+}
+
+/** Whole days left in a trial, rounded up (so "1" is the last day); 0 once it has ended. */
+export function trialDaysRemaining(trialEndsAt: Date, now: Date): number {
+  return Math.max(0, Math.ceil((trialEndsAt.getTime() - now.getTime()) / DAY_MS));
+}
+
+/** A trial with this many days or fewer left warns. */
+export const TRIAL_WARN_DAYS = 5;
+/** Credit use at this share of the window or more warns. */
+export const CREDIT_WARN_SHARE = 0.9;
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/**
+ * The billing alert for a subscription and, when the key has a billable seat, its credit window.
+ * When several conditions hold, the most severe wins; among equals: subscription status, then
+ * credits, then the trial.
+ */
+export function billingAlertFor(input: {
+  status: SubscriptionStatus;
+  /** Set while trialing. */
+  trialDaysRemaining: number | null;
+  credits: { limit: number; used: number; remaining: number; nextCreditInMinutes: number } | null;
+}): BillingAlert | null {
+  const found: BillingAlert[] = [];
+  const add = (severity: AlertSeverity, kind: BillingAlertKind, message: string) =>
+    found.push({ severity, kind, message, cta: BILLING_CTA });
+
+  if (input.status === "past_due") {
+    add(
+      "critical",
+      "past_due",
+      "The last payment failed: update the payment method to keep access.",
+    );
+  } else if (input.status === "canceled") {
+    add("critical", "canceled", "The subscription is canceled: renew it to keep access.");
+  } else if (input.status === "trial_ended") {
+    add("critical", "trial_ended", "The free trial has ended: choose a plan to keep access.");
+  }
+
+  const c = input.credits;
+  if (c && c.remaining === 0) {
+    add(
+      "critical",
+      "credits_exhausted",
+      `Query credits for this 5-hour window are used up (${c.used} of ${c.limit}); the next ` +
+        `frees in ${plural(c.nextCreditInMinutes, "minute")}. Upgrade the plan or turn on ` +
+        "automatic top-up.",
+    );
+  } else if (c && c.limit > 0 && c.used >= CREDIT_WARN_SHARE * c.limit) {
+    add(
+      "warn",
+      "credits_low",
+      `${c.used} of ${c.limit} query credits of this 5-hour window are used ` +
+        `(${plural(c.remaining, "credit")} left).`,
+    );
+  }
+
+  const days = input.status === "trialing" ? input.trialDaysRemaining : null;
+  if (days !== null && days <= TRIAL_WARN_DAYS) {
+    if (days <= 1) {
+      add(
+        "critical",
+        "trial_ending",
+        "The free trial ends within a day: choose a plan to keep access.",
+      );
+    } else {
+      add(
+        "warn",
+        "trial_ending",
+        `The free trial ends in ${days} days: choose a plan to keep access.`,
+      );
+    }
+  }
+
+  return found.find((a) => a.severity === "critical") ?? found[0] ?? null;
+}
+
+/** The ledger connection as the alert rules see it; null = none. */
+export interface LedgerConnectionState {
+  status: "active" | "service_issue" | "reconnect_required" | "disconnected";
+}
+
+/**
+ * The ledger alert: none connected (or disconnected) warns `no_connection`; an expired token or
+ * tripped circuit breaker (`reconnect_required`) is critical; failing syncs being retried
+ * (`service_issue`) warn. An organisation fed by imported files has an active connection to its
+ * file source, so it gets no alert while imports succeed.
+ */
+export function ledgerAlertFor(
+  connection: LedgerConnectionState | null,
+  lastSuccessfulSync: Date | null,
+): LedgerAlert | null {
+  const last = lastSuccessfulSync ? lastSuccessfulSync.toISOString() : null;
+  if (!connection || connection.status === "disconnected") {
+    return {
+      severity: "warn",
+      kind: "no_connection",
+      message: "No ledger is connected, so there is no data to read. Connect one in settings.",
+      lastSuccessfulSync: last,
+      cta: { label: "Connect a ledger", url: "/settings/ledger" },
+    };
+  }
+  if (connection.status === "reconnect_required") {
+    return {
+      severity: "critical",
+      kind: "reconnect_required",
+      message:
+        "The ledger connection must be re-authorised: data is stale and will not update until " +
+        "it is reconnected.",
+      lastSuccessfulSync: last,
+      cta: { label: "Reconnect the ledger", url: "/settings/ledger" },
+    };
+  }
+  if (connection.status === "service_issue") {
+    return {
+      severity: "warn",
+      kind: "service_issue",
+      message:
+        "The ledger is returning errors and syncs are being retried automatically; data may be " +
+        "up to 12 hours old.",
+      lastSuccessfulSync: last,
+      cta: { label: "View sync status", url: "/settings/ledger" },
+    };
+  }
+  return null;
+}

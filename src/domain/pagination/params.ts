@@ -1,0 +1,74 @@
+/*
+ * The query-parameter rules shared by the agent API's lists (invoices, bills, credit notes,
+ * purchase orders, contacts). Pure functions; the HTTP layer turns a failure into 400
+ * `invalid_parameter` naming the parameter.
+ */
+
+/** Rows per page when `limit` is omitted. */
+export const DEFAULT_PAGE_LIMIT = 50;
+/** The largest page; a larger `limit` is capped to it, not refused. */
+export const MAX_PAGE_LIMIT = 200;
+/** The most rows `autoPaginate=true` returns; more matched rows set `truncated`. */
+export const AUTO_PAGINATE_CAP = 5_000;
+/** The most matched rows `totals=true` aggregates; more set `totalsTruncated` instead. */
+export const TOTALS_CAP = 100_000;
+
+/**
+ * A page size: a positive whole number in decimal digits; above MAX_PAGE_LIMIT it is capped.
+ * @returns the limit, or undefined when the text is not a positive integer.
+ */
+export function parseLimit(text: string): number | undefined {
+  if (!/^\d{1,30}$/.test(text)) return undefined;
+  const n = Number(text);
+  if (!Number.isFinite(n) || n < 1) return undefined;
+  return Math.min(n, MAX_PAGE_LIMIT);
+}
+
+/** `true`/`1` and `false`/`0`, exactly; anything else (`yes`, `TRUE`, empty) is undefined. */
+export function parseBooleanParam(text: string): boolean | undefined {
+  if (text === "true" || text === "1") return true;
+  if (text === "false" || text === "0") return false;
+  return undefined;
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * True for a real calendar date written `YYYY-MM-DD` (year 0001 to 9999): `2024-02-29` yes,
+ * `2023-02-29`, `2024-13-01`, `2024-1-5` and `0000-01-01` no.
+ */
+export function isCalendarDate(text: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (!m) return false;
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  if (year < 1 || month < 1 || month > 12 || day < 1) return false;
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  const max = month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0);
+  return day <= max;
+}
+
+/**
+ * A `status` filter: comma-separated values (the parameter may also be repeated), trimmed and
+ * upper-cased, kept when they belong to `vocabulary`, unknown ones ignored.
+ *
+ * - no parameter, or only empty entries (`status=`, `status=,`): null, no filter;
+ * - at least one entry, none known (`status=UNPAID`): an empty list, which matches nothing. An
+ *   unknown word never widens the set: an agent asking for a status that does not exist gets no
+ *   rows rather than every row, which would silently overstate a sum.
+ * - otherwise the known statuses, each once, in vocabulary order.
+ */
+export function parseStatusFilter<S extends string>(
+  raw: string | readonly string[] | undefined,
+  vocabulary: readonly S[],
+): S[] | null {
+  if (raw === undefined) return null;
+  const entries = (typeof raw === "string" ? [raw] : raw)
+    .flatMap((s) => s.split(","))
+    .map((s) => s.trim().toUpperCase())
+    .filter((s) => s !== "");
+  if (entries.length === 0) return null;
+  const wanted = new Set(entries);
+  return vocabulary.filter((s) => wanted.has(s));
+}

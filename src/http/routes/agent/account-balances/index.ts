@@ -1,0 +1,3 @@
+export { registerGetAccountBalances } from "./get.ts";
+export type { AccountBalancesResponse } from "./schema.ts";
+export { AccountBalancesResponseSchema } from "./schema.ts";

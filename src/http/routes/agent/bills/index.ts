@@ -1,0 +1,1 @@
+export { registerListBills } from "./list.ts";

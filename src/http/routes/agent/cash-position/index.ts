@@ -1,0 +1,3 @@
+export { registerGetCashPosition } from "./get.ts";
+export type { CashPositionResponse } from "./schema.ts";
+export { CashPositionResponseSchema } from "./schema.ts";

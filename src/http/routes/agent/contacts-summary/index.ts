@@ -1,0 +1,2 @@
+export { registerContactsSummary } from "./get.ts";
+export type { ContactsSummaryResponse } from "./schema.ts";

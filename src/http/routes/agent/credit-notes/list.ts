@@ -1,0 +1,27 @@
+import { listCreditNotes } from "../../../../services/credit-notes/list-credit-notes.ts";
+import type { Api } from "../../../api.ts";
+import { type PipelineDeps, registerOrgRoute } from "../agent-route.ts";
+import { PAGING } from "../invoices/schema.ts";
+import { CreditNotesResponseSchema, ListCreditNotesQuerySchema } from "./schema.ts";
+
+/** `GET /api/agent/credit-notes` and `GET /api/agent/orgs/{orgId}/credit-notes`. */
+export const registerListCreditNotes = (api: Api, deps: PipelineDeps) =>
+  registerOrgRoute(api, deps, {
+    path: "/api/agent/credit-notes",
+    operationId: "listCreditNotes",
+    tags: ["credit-notes"],
+    summary: "List receivable credit notes",
+    description:
+      "Receivable credit notes (the ledger's ACCRECCREDIT), which /api/agent/invoices leaves " +
+      "out, in every status (filter `status=AUTHORISED` for live credits): who holds a credit, " +
+      "what is left (`remainingCredit`) and what was applied (`allocatedAmount`).\n\n" +
+      "**Order**: by issue date newest first, then `id` descending; undated ones first. " +
+      `${PAGING}\n\n**Sensitive data**: without READ_SENSITIVE, credit notes of contacts ` +
+      "flagged sensitive are absent and counted in `redactedItemCount`; `totalCount` and " +
+      "`totals` count every matched row.",
+    scope: "READ_INVOICES",
+    query: ListCreditNotesQuerySchema,
+    errors: ["invalid_cursor"],
+    response: { schema: CreditNotesResponseSchema, description: "A page of credit notes." },
+    handler: (ctx, { query }) => listCreditNotes({ ctx, input: query }),
+  });

@@ -1,0 +1,2 @@
+export { registerDailyBrief } from "./get.ts";
+export type { DailyBriefResponse } from "./schema.ts";

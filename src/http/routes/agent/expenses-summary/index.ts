@@ -1,0 +1,1 @@
+export { registerExpensesSummary } from "./get.ts";

@@ -1,0 +1,113 @@
+import { z } from "@hono/zod-openapi";
+import { notesForAgentField } from "../daily-summary/schema.ts";
+
+const decimal = (description: string, example: string) =>
+  z.string().openapi({ description: `${description} Canonical decimal string.`, example });
+
+const FlowSchema = z.object({
+  inflow: decimal("Inflow.", "1200"),
+  outflow: decimal("Outflow.", "300"),
+});
+
+export const ForecastWeekSchema = z
+  .object({
+    weekStart: z
+      .string()
+      .openapi({ description: "Monday (organisation's timezone).", example: "2026-03-09" }),
+    weekEnd: z.string().openapi({ description: "Sunday.", example: "2026-03-15" }),
+    opening: decimal("The previous week's closing (week 1: startingCash).", "595109.46"),
+    inflow: decimal("guaranteedInflow + forecastInflow.", "31915.15"),
+    guaranteedInflow: decimal(
+      "Inflow from receivables, recurring receipts, manual and pipeline items. Absent on engineVersion 1 snapshots.",
+      "31915.15",
+    ).optional(),
+    forecastInflow: decimal(
+      "Inflow from predicted customer orders (hazard model). Absent on engineVersion 1 snapshots (read as 0).",
+      "0",
+    ).optional(),
+    outflow: decimal("Bills, recurring payments, purchase orders, manual items.", "19435.75"),
+    net: decimal("inflow − outflow.", "12479.4"),
+    closing: decimal("opening + net.", "607588.86"),
+    itemIds: z.array(z.string()).openapi({
+      description:
+        "The items behind the week: cash item ids (invoices, bills, manual, pipeline), purchase order " +
+        "ids, recurring occurrences (`rec_…`) and the week's predicted orders (`pred_<weekStart>`).",
+    }),
+    overdueItemIds: z.array(z.string()).optional().openapi({
+      description: "Items whose own date had passed: placed in week 1.",
+    }),
+    probabilityWeighted: z.boolean().optional().openapi({
+      description:
+        "True when some amount of the week is probability-weighted (pipeline, predicted orders).",
+    }),
+    categories: z
+      .object({
+        accounts: z
+          .record(
+            z.string(),
+            z.object({
+              name: z.string().openapi({
+                description:
+                  "Account name; `Sensitive account` for sensitive accounts without READ_SENSITIVE.",
+              }),
+              inflow: decimal("Inflow booked to the account.", "1200").optional(),
+              outflow: decimal("Outflow booked to the account.", "300").optional(),
+            }),
+          )
+          .openapi({ description: "By ledger account id (service id)." }),
+        sources: z.record(z.string(), FlowSchema).optional().openapi({
+          description:
+            "By source: LEDGER_INVOICE, LEDGER_BILL, PURCHASE_ORDER, RECURRING, MANUAL, PIPELINE, PREDICTED.",
+        }),
+      })
+      .optional(),
+  })
+  .openapi("ForecastWeek");
+
+export const ForecastResponseSchema = z
+  .object({
+    scenarioId: z.string().openapi({ example: "scn_5kq2m8x3c9d1v7b4n6ht" }),
+    scenarioName: z.string().optional().openapi({ example: "Base" }),
+    scenarioKind: z.enum(["BASE", "BEST", "WORST", "CUSTOM"]).optional(),
+    computedAt: z.string().openapi({
+      description: "When the snapshot was computed (ISO 8601).",
+      example: "2026-03-10T01:00:00.000Z",
+    }),
+    weeks: z
+      .array(ForecastWeekSchema)
+      .openapi({ description: "13 weeks, the first holding today." }),
+    startingCash: decimal(
+      "Opening cash of week 1 (the cash position's effectiveStartingCash).",
+      "595109.46",
+    ),
+    endingCash: decimal("Closing cash of week 13.", "640783.93"),
+    minClosingCash: decimal("Lowest weekly closing.", "607588.86").optional(),
+    minClosingCashWeekIndex: z.number().int().optional().openapi({
+      description: "Index in `weeks` (0-based) of the lowest closing; the earliest on a tie.",
+      example: 0,
+    }),
+    totalInflow: decimal("Σ weekly inflow.", "205754.29").optional(),
+    totalOutflow: decimal("Σ weekly outflow.", "160079.82").optional(),
+    redactedItemCount: z.number().int().openapi({
+      description:
+        "(week, account) pairs whose name was rewritten to `Sensitive account`; 0 with READ_SENSITIVE.",
+      example: 0,
+    }),
+    notesForAgent: notesForAgentField.optional(),
+  })
+  .openapi("ForecastResponse");
+
+export const ForecastQuerySchema = z.object({
+  scenarioId: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .openapi({
+      param: { name: "scenarioId", in: "query" },
+      description: "A scenario of the organisation; default its BASE scenario.",
+      example: "scn_5kq2m8x3c9d1v7b4n6ht",
+    }),
+});
+
+export type ForecastResponseBody = z.infer<typeof ForecastResponseSchema>;

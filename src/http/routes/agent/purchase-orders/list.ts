@@ -1,0 +1,25 @@
+import { listPurchaseOrders } from "../../../../services/purchase-orders/list-purchase-orders.ts";
+import type { Api } from "../../../api.ts";
+import { type PipelineDeps, registerOrgRoute } from "../agent-route.ts";
+import { PAGING } from "../invoices/schema.ts";
+import { ListPurchaseOrdersQuerySchema, PurchaseOrdersResponseSchema } from "./schema.ts";
+
+/** `GET /api/agent/purchase-orders` and `GET /api/agent/orgs/{orgId}/purchase-orders`. */
+export const registerListPurchaseOrders = (api: Api, deps: PipelineDeps) =>
+  registerOrgRoute(api, deps, {
+    path: "/api/agent/purchase-orders",
+    operationId: "listPurchaseOrders",
+    tags: ["purchase-orders"],
+    summary: "List purchase orders",
+    description:
+      "Purchase orders with the ledger's own status and, in `suppressedReason`, whether a " +
+      "supplier bill already covers them.\n\n**Order**: by issue date newest first, then `id` " +
+      `descending; undated ones first. ${PAGING}\n\n**Sensitive data**: without ` +
+      "READ_SENSITIVE, orders of contacts flagged sensitive are absent and counted in " +
+      "`redactedItemCount`; `totalCount` and `totals` count every matched row.",
+    scope: "READ_PURCHASE_ORDERS",
+    query: ListPurchaseOrdersQuerySchema,
+    errors: ["invalid_cursor"],
+    response: { schema: PurchaseOrdersResponseSchema, description: "A page of purchase orders." },
+    handler: (ctx, { query }) => listPurchaseOrders({ ctx, input: query }),
+  });

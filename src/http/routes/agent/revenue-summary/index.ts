@@ -1,0 +1,3 @@
+export { registerRevenueSummary } from "./get.ts";
+export type { RevenueSummaryResponse } from "./schema.ts";
+export { RevenueSummaryResponseSchema } from "./schema.ts";

@@ -1,0 +1,140 @@
+import {
+  type ContactFilter,
+  type ContactRow,
+  type ContactSort,
+  type ContactType,
+  type ContactTypeCounts,
+  countContacts,
+  countContactsByType,
+  listContactPage,
+} from "../../db/queries/contacts.ts";
+import { TOTALS_CAP } from "../../domain/pagination/params.ts";
+import { getContactBaselines } from "../baselines/get-contact-baselines.ts";
+import { canSeeSensitive, requireScope, type ServiceContext } from "../context.ts";
+import { bindCursor, cutListPage, planListPage } from "../invoices/paging.ts";
+
+export type { ContactSort, ContactType } from "../../db/queries/contacts.ts";
+
+/** The query of GET /api/agent/contacts, validated by the route. */
+export interface ListContactsInput {
+  type: ContactType;
+  sort: ContactSort;
+  cursor?: string | undefined;
+  limit: number;
+  autoPaginate: boolean;
+  totals: boolean;
+}
+
+/** A contact (spec: ContactSummary). */
+export interface ContactSummary {
+  /** The ledger's ContactID (the `contactId` of documents). */
+  id: string;
+  name: string;
+  isCustomer: boolean;
+  isSupplier: boolean;
+  isSensitive: boolean;
+  lastSyncedAt: string;
+  /** Null until the contact baselines exist (the insights issue). */
+  ltv: string | null;
+}
+
+/** ContactsTotals: disjoint counts by type, honouring the `type` filter. */
+export interface ContactsTotals {
+  byType: ContactTypeCounts;
+  grandTotal: { count: number };
+}
+
+export interface ContactsPage {
+  contacts: ContactSummary[];
+  nextCursor: string | null;
+  totalCount: number;
+  redactedItemCount: number;
+  truncated?: true;
+  totals?: ContactsTotals;
+  totalsTruncated?: true;
+}
+
+function toSummary(row: ContactRow): ContactSummary {
+  return {
+    id: row.externalId,
+    name: row.name,
+    isCustomer: row.isCustomer,
+    isSupplier: row.isSupplier,
+    isSensitive: row.isSensitive,
+    lastSyncedAt: row.lastSyncedAt.toISOString(),
+    ltv: null,
+  };
+}
+
+/**
+ * One page (or with autoPaginate the whole set up to 5,000) of the organisation's contacts.
+ *
+ * - `type`: `customer` (IsCustomer), `supplier` (IsSupplier) or `both` (everyone); a contact
+ *   that is both appears under each.
+ * - `sort`: `recent_desc` by lastSyncedAt; `revenue_desc` / `spend_desc` by cumulative revenue
+ *   / spend over PAID documents in the base currency (0 when none), over the whole set in the
+ *   database; ties by id, descending.
+ * - Without READ_SENSITIVE, sensitive contacts are withheld and counted in redactedItemCount;
+ *   totalCount and totals count every matched contact.
+ *
+ * @throws ServiceError `invalid_cursor`.
+ */
+export async function listContacts({
+  ctx,
+  input,
+}: {
+  ctx: ServiceContext;
+  input: ListContactsInput;
+}): Promise<ContactsPage> {
+  requireScope(ctx, "READ_CONTACTS");
+  const filter: ContactFilter = { orgId: ctx.org.id, type: input.type };
+  // Each sort is its own list: a cursor of one sort is refused by another.
+  const binding = bindCursor(`contacts:${input.sort}`, ctx.org.id, { type: input.type });
+  const plan = planListPage(input, binding);
+  const [fetched, counted] = await Promise.all([
+    listContactPage(ctx.db, filter, {
+      sort: input.sort,
+      baseCurrency: ctx.org.baseCurrency,
+      after: plan.after,
+      limit: plan.fetchLimit,
+    }),
+    countWithTotals(ctx, filter, input.totals),
+  ]);
+  const page = cutListPage(fetched, input, (r) => ({ key: r.sortKey, id: r.id }), binding);
+  const seeSensitive = canSeeSensitive(ctx);
+  let redactedItemCount = 0;
+  const out: ContactSummary[] = [];
+  for (const row of page.rows) {
+    if (!seeSensitive && row.isSensitive) redactedItemCount += 1;
+    else out.push(toSummary(row));
+  }
+  // ContactSummary.ltv: the nightly baseline's cumulative gross-profit LTV (docs/insights.md).
+  const baselines = await getContactBaselines(
+    ctx.db,
+    ctx.org.id,
+    out.map((c) => c.id),
+  );
+  for (const c of out) c.ltv = baselines.get(c.id)?.ltv ?? null;
+  return {
+    contacts: out,
+    nextCursor: page.nextCursor,
+    totalCount: counted.totalCount,
+    redactedItemCount,
+    ...(page.truncated ? { truncated: true as const } : {}),
+    ...(counted.totals ? { totals: counted.totals } : {}),
+    ...(counted.totalsTruncated ? { totalsTruncated: true as const } : {}),
+  };
+}
+
+/** As `countAndTotals` for documents: one aggregate gives the counts by type and the total. */
+async function countWithTotals(
+  ctx: ServiceContext,
+  filter: ContactFilter,
+  totals: boolean,
+): Promise<{ totalCount: number; totals?: ContactsTotals; totalsTruncated?: true }> {
+  if (!totals) return { totalCount: await countContacts(ctx.db, filter) };
+  const byType = await countContactsByType(ctx.db, filter);
+  const n = byType.customer + byType.supplier + byType.both + byType.neither;
+  if (n > TOTALS_CAP) return { totalCount: n, totalsTruncated: true };
+  return { totalCount: n, totals: { byType, grandTotal: { count: n } } };
+}

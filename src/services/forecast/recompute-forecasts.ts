@@ -1,0 +1,221 @@
+import { eq, sql } from "drizzle-orm";
+import type { Db, DbOrTx } from "../../db/client.ts";
+import { forecastSnapshots, organisations } from "../../db/schema/index.ts";
+import { centsToDecimal } from "../../domain/forecasting/cents.ts";
+import { buildForecastModel, computeForecast } from "../../domain/forecasting/compute-forecast.ts";
+import type { ForecastResult, ForecastWeek } from "../../domain/forecasting/types.ts";
+import { randomToken } from "../../domain/ids.ts";
+import { localDate } from "../../domain/timezones.ts";
+import { NotFoundError } from "../errors.ts";
+import { loadForecastInput } from "./load-forecast-input.ts";
+import { ensureStandardScenarios, listScenarios } from "./scenarios.ts";
+
+/** Snapshots kept per scenario; older ones are pruned at each recompute. */
+export const SNAPSHOTS_KEPT = 5;
+
+/** What a snapshot's `payload` holds: the engine's answer as served, before redaction. */
+export interface ForecastPayload {
+  startingCash: string;
+  endingCash: string;
+  minClosingCash: string;
+  minClosingCashWeekIndex: number;
+  totalInflow: string;
+  totalOutflow: string;
+  weeks: ForecastWeek[];
+}
+
+/** What a snapshot's `detail` holds: the lines behind every week, never served. */
+export interface ForecastDetail {
+  lines: ForecastResult["lines"];
+  predictions: ForecastResult["predictions"];
+  runRates: ForecastResult["runRates"];
+  excluded: ForecastResult["excluded"];
+  startingCash: {
+    ledgerReconciledTotal: string;
+    adjustment: string;
+    override: string | null;
+    source: "manual" | "ledger_reconciled";
+  };
+  recurring: {
+    id: string;
+    kind: string;
+    contactName: string | null;
+    cadence: string;
+    amount: string;
+    lastDate: string;
+  }[];
+}
+
+/** One stored snapshot of a recompute. */
+export interface RecomputedSnapshot {
+  snapshotId: string;
+  scenarioId: string;
+  kind: string;
+  name: string;
+  endingCash: string;
+  minClosingCash: string;
+}
+
+/**
+ * Recomputes every scenario of an organisation from the projection as it is now and stores one
+ * snapshot per scenario (engineVersion 2, computedAt = `now`, or 1 ms after the organisation's
+ * latest snapshot when that is not earlier), pruning all but the latest
+ * SNAPSHOTS_KEPT of each. The BASE, BEST and WORST scenarios are created when missing. The
+ * scenario-independent fitting (recurring streams, customer cadences) runs once.
+ */
+export async function recomputeForecasts(
+  db: Db,
+  input: { orgId: string; now: Date; syncRunId?: string },
+): Promise<{ asOfDate: string; snapshots: RecomputedSnapshot[]; timings: Record<string, number> }> {
+  const t0 = performance.now();
+  const [org] = await db
+    .select({
+      id: organisations.id,
+      baseCurrency: organisations.baseCurrency,
+      timezone: organisations.timezone,
+    })
+    .from(organisations)
+    .where(eq(organisations.id, input.orgId));
+  if (!org) throw new NotFoundError("organisation");
+  await ensureStandardScenarios(db, org.id, input.now);
+  const scenarios = await listScenarios(db, org.id);
+  const { input: engineInput, cash } = await loadForecastInput(db, org, input.now);
+  const t1 = performance.now();
+  const model = buildForecastModel(engineInput);
+  const t2 = performance.now();
+  const rows: (typeof forecastSnapshots.$inferInsert)[] = [];
+  const snapshots: RecomputedSnapshot[] = [];
+  for (const scenario of scenarios) {
+    const result = computeForecast(
+      {
+        ...engineInput,
+        scenario: {
+          id: scenario.id,
+          name: scenario.name,
+          kind: scenario.kind,
+          assumptions: scenario.assumptions,
+        },
+      },
+      model,
+    );
+    const payload: ForecastPayload = {
+      startingCash: result.startingCash,
+      endingCash: result.endingCash,
+      minClosingCash: result.minClosingCash,
+      minClosingCashWeekIndex: result.minClosingCashWeekIndex,
+      totalInflow: result.totalInflow,
+      totalOutflow: result.totalOutflow,
+      weeks: result.weeks,
+    };
+    const detail: ForecastDetail = {
+      lines: result.lines,
+      predictions: result.predictions,
+      runRates: result.runRates,
+      excluded: result.excluded,
+      startingCash: {
+        ledgerReconciledTotal: cash.ledgerReconciledTotal,
+        adjustment: cash.adjustment,
+        override: cash.override?.amount ?? null,
+        source: cash.source,
+      },
+      recurring: model.streams.map((s) => ({
+        id: s.id,
+        kind: s.kind,
+        contactName: s.contactName,
+        cadence: s.cadence.name,
+        amount: centsToDecimal(s.amount),
+        lastDate: s.lastDate,
+      })),
+    };
+    const id = `fcs_${randomToken()}`;
+    rows.push({
+      id,
+      orgId: org.id,
+      scenarioId: scenario.id,
+      engineVersion: result.engineVersion,
+      computedAt: input.now,
+      asOfDate: result.asOfDate,
+      startingCash: result.startingCash,
+      payload,
+      detail,
+      syncRunId: input.syncRunId ?? null,
+    });
+    snapshots.push({
+      snapshotId: id,
+      scenarioId: scenario.id,
+      kind: scenario.kind,
+      name: scenario.name,
+      endingCash: result.endingCash,
+      minClosingCash: result.minClosingCash,
+    });
+  }
+  const t3 = performance.now();
+  await db.transaction(async (tx) => {
+    // Concurrent recomputes of one organisation store one after the other.
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`forecast:${org.id}`}))`);
+    // The latest snapshot is the one with the latest computedAt: two recomputes at the same
+    // instant (a fixed clock, a fast CLI) must still order, so a new one is never older.
+    const [latest] = (
+      (await tx.execute(sql`
+        SELECT max(computed_at) AS at FROM forecast_snapshots WHERE org_id = ${org.id}`)) as unknown as {
+        rows: { at: Date | string | null }[];
+      }
+    ).rows;
+    const last = latest?.at ? new Date(latest.at).getTime() : Number.NEGATIVE_INFINITY;
+    const computedAt = new Date(Math.max(input.now.getTime(), last + 1));
+    for (const row of rows) await tx.insert(forecastSnapshots).values({ ...row, computedAt });
+    await pruneSnapshots(tx, org.id);
+  });
+  const t4 = performance.now();
+  return {
+    asOfDate: rows[0]?.asOfDate ?? "",
+    snapshots,
+    timings: { loadMs: t1 - t0, modelMs: t2 - t1, scenariosMs: t3 - t2, storeMs: t4 - t3 },
+  };
+}
+
+async function pruneSnapshots(db: DbOrTx, orgId: string): Promise<void> {
+  await db.execute(sql`
+    DELETE FROM forecast_snapshots
+    WHERE org_id = ${orgId} AND id IN (
+      SELECT id FROM (
+        SELECT id, row_number() OVER (PARTITION BY scenario_id ORDER BY computed_at DESC, id DESC) AS n
+        FROM forecast_snapshots WHERE org_id = ${orgId}
+      ) ranked WHERE n > ${SNAPSHOTS_KEPT})`);
+}
+
+/**
+ * The daily recompute: every organisation with a successful import whose latest BASE snapshot
+ * was made on an earlier local day than `now` (or that has none) is recomputed, so week 1 always
+ * holds today. Failures are reported per organisation, never thrown.
+ */
+export async function recomputeStaleForecasts(
+  db: Db,
+  input: { now: Date; orgIds?: readonly string[] },
+): Promise<{ orgId: string; ok: boolean; error?: string }[]> {
+  const rows = (
+    (await db.execute(sql`
+      SELECT o.id, o.timezone,
+             (SELECT max(s.as_of_date)::text FROM forecast_snapshots s
+               JOIN forecast_scenarios sc ON sc.id = s.scenario_id AND sc.kind = 'BASE'
+               WHERE s.org_id = o.id) AS "asOf"
+      FROM organisations o
+      JOIN ledger_connections c ON c.org_id = o.id AND c.last_successful_sync_at IS NOT NULL
+      ORDER BY o.id`)) as unknown as {
+      rows: { id: string; timezone: string; asOf: string | null }[];
+    }
+  ).rows;
+  const only = input.orgIds ? new Set(input.orgIds) : null;
+  const out: { orgId: string; ok: boolean; error?: string }[] = [];
+  for (const r of rows) {
+    if (only && !only.has(r.id)) continue;
+    if (r.asOf !== null && r.asOf >= localDate(input.now, r.timezone)) continue;
+    try {
+      await recomputeForecasts(db, { orgId: r.id, now: input.now });
+      out.push({ orgId: r.id, ok: true });
+    } catch (e) {
+      out.push({ orgId: r.id, ok: false, error: e instanceof Error ? e.message : String(e) });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,275 @@
+import {
+  type CashDocumentFilter,
+  type CashDocumentLineRow,
+  type CashDocumentRow,
+  countCashDocuments,
+  type DocumentSource,
+  listCashDocumentLines,
+  listCashDocumentPage,
+  listGatingRows,
+  sumCashDocuments,
+} from "../../db/queries/cash-items.ts";
+import { type CashItemStatus, LEDGER_STATUSES, type LedgerStatus } from "../../db/schema/index.ts";
+import {
+  type AccountLabels,
+  accountOf,
+  indexAccountLabels,
+  isSensitiveAccount,
+  UNCATEGORISED,
+} from "../../domain/pagination/account-labels.ts";
+import { dateTimeOf, decimalText, decimalTextOrNull } from "../../domain/pagination/format.ts";
+import { parseStatusFilter } from "../../domain/pagination/params.ts";
+import type { StatusTotals } from "../../domain/pagination/totals.ts";
+import { canSeeSensitive, type ServiceContext } from "../context.ts";
+import { InvalidParameterError } from "../errors.ts";
+import { bindCursor, countAndTotals, cutListPage, isHidden, planListPage } from "./paging.ts";
+
+/** The query of GET /api/agent/invoices and /bills, validated by the route. */
+export interface ListDocumentsInput {
+  /** Comma-separated ledger statuses (the parameter may repeat); unknown values are ignored. */
+  status?: string | string[] | undefined;
+  contactId?: string | undefined;
+  /** `YYYY-MM-DD`, inclusive, on the issue date (else the due date). */
+  dateFrom?: string | undefined;
+  dateTo?: string | undefined;
+  cursor?: string | undefined;
+  /** Rows per page, 1 to 200. */
+  limit: number;
+  lines: boolean;
+  autoPaginate: boolean;
+  totals: boolean;
+}
+
+/** An invoice or bill line (spec: InvoiceLine). */
+export interface InvoiceLine {
+  id: string;
+  lineNumber: number;
+  accountCode?: string;
+  accountName: string;
+  lineAmount: string;
+  taxAmount: string;
+  quantity: string | null;
+  unitAmount: string | null;
+  discountRate: string | null;
+  discountAmount: string | null;
+  lineSubtotal: string | null;
+  taxType?: string;
+  currency: string;
+  lineDescription?: string;
+}
+
+/** An invoice or bill (spec: Invoice). Optional fields are absent rather than null. */
+export interface Invoice {
+  id: string;
+  externalId?: string;
+  invoiceNumber?: string;
+  reference?: string;
+  amount: string;
+  currency: string;
+  expectedDate: string;
+  actualDate?: string;
+  issueDate?: string;
+  status: CashItemStatus;
+  ledgerStatus: LedgerStatus;
+  contactId?: string;
+  contactName?: string;
+  category?: string;
+  lines?: InvoiceLine[];
+}
+
+/** What both lists answer; the routes name the array `invoices` or `bills`. */
+export interface DocumentPage {
+  rows: Invoice[];
+  nextCursor: string | null;
+  totalCount: number;
+  redactedItemCount: number;
+  truncated?: true;
+  totals?: StatusTotals;
+  totalsTruncated?: true;
+}
+
+/** The cursor binding's resource name of each list. */
+const RESOURCE: Record<DocumentSource, string> = {
+  LEDGER_INVOICE: "invoices",
+  LEDGER_BILL: "bills",
+};
+
+/**
+ * One page (or, with autoPaginate, the whole set up to 5,000 rows) of the organisation's
+ * invoices or bills, in the order documentDate DESC, id DESC (documentDate = issue date, else
+ * due date; documents without either come first).
+ *
+ * - The page is cut before redaction; without READ_SENSITIVE, rows of sensitive contacts (and,
+ *   with `lines`, rows with a line on a sensitive account) are then dropped and counted in
+ *   `redactedItemCount`. So `rows + redactedItemCount` is the page every key gets, and cursors
+ *   line up across keys.
+ * - `totalCount` and `totals` count every matched row, before redaction, in SQL.
+ *
+ * @throws ServiceError `invalid_cursor`, `invalid_parameter` (dateFrom after dateTo).
+ */
+export async function listLedgerDocuments(
+  ctx: ServiceContext,
+  source: DocumentSource,
+  input: ListDocumentsInput,
+): Promise<DocumentPage> {
+  if (input.dateFrom && input.dateTo && input.dateFrom > input.dateTo) {
+    throw new InvalidParameterError("dateFrom", "dateFrom must not be after dateTo.");
+  }
+  const orgId = ctx.org.id;
+  const statuses = parseStatusFilter(input.status, LEDGER_STATUSES);
+  const filter: CashDocumentFilter = {
+    orgId,
+    source,
+    statuses,
+    contactId: input.contactId,
+    dateFrom: input.dateFrom,
+    dateTo: input.dateTo,
+  };
+  const binding = bindCursor(RESOURCE[source], orgId, {
+    status: statuses,
+    contactId: input.contactId ?? null,
+    dateFrom: input.dateFrom ?? null,
+    dateTo: input.dateTo ?? null,
+  });
+  const plan = planListPage(input, binding);
+  const seeSensitive = canSeeSensitive(ctx);
+  const [fetched, counted, gating] = await Promise.all([
+    listCashDocumentPage(ctx.db, filter, { after: plan.after, limit: plan.fetchLimit }),
+    countAndTotals(
+      input.totals,
+      LEDGER_STATUSES,
+      () => countCashDocuments(ctx.db, filter),
+      () => sumCashDocuments(ctx.db, filter),
+    ),
+    // Lines need every account's name; otherwise only sensitive codes matter (to mask
+    // `category`), and nothing at all for a READ_SENSITIVE key.
+    listGatingRows(ctx.db, orgId, {
+      accounts: input.lines ? "all" : seeSensitive ? "none" : "sensitive",
+      contacts: !seeSensitive,
+    }),
+  ]);
+  const hidden = new Set(gating.sensitiveContacts);
+  const page = cutListPage(
+    fetched,
+    input,
+    (row) => ({ key: row.documentDate, id: row.id }),
+    binding,
+  );
+  const accounts = indexAccountLabels(gating.accounts);
+
+  // Rows of sensitive contacts go first, so their lines are never read.
+  let redactedItemCount = 0;
+  const visible: CashDocumentRow[] = [];
+  for (const row of page.rows) {
+    if (isHidden(hidden, row.contactExternalId)) redactedItemCount += 1;
+    else visible.push(row);
+  }
+  const linesByItem = input.lines
+    ? groupLines(
+        await listCashDocumentLines(
+          ctx.db,
+          orgId,
+          visible.map((r) => r.id),
+        ),
+      )
+    : undefined;
+
+  const rows: Invoice[] = [];
+  for (const row of visible) {
+    let lines: InvoiceLine[] | undefined;
+    if (linesByItem) {
+      const lineRows = linesByItem.get(row.id) ?? [];
+      if (
+        !seeSensitive &&
+        lineRows.some((l) => isSensitiveAccount(accounts, l.accountCode, l.accountExternalId))
+      ) {
+        redactedItemCount += 1;
+        continue;
+      }
+      lines = lineRows.map((l) => toInvoiceLine(l, row.currency, source, accounts));
+    }
+    rows.push(toInvoice(row, lines, seeSensitive ? undefined : accounts));
+  }
+
+  return {
+    rows,
+    nextCursor: page.nextCursor,
+    totalCount: counted.totalCount,
+    redactedItemCount,
+    ...(page.truncated ? { truncated: true as const } : {}),
+    ...(counted.totals ? { totals: counted.totals } : {}),
+    ...(counted.totalsTruncated ? { totalsTruncated: true as const } : {}),
+  };
+}
+
+function groupLines(lines: CashDocumentLineRow[]): Map<string, CashDocumentLineRow[]> {
+  const out = new Map<string, CashDocumentLineRow[]>();
+  for (const line of lines) {
+    const list = out.get(line.cashItemId);
+    if (list) list.push(line);
+    else out.set(line.cashItemId, [line]);
+  }
+  return out;
+}
+
+/**
+ * The API row, its keys in the spec's order (objects keep insertion order, so it is built in
+ * order once rather than assembled and re-ordered). `labels` is given for keys without
+ * READ_SENSITIVE: a `category` naming a sensitive account is then left out (codes of sensitive
+ * accounts are masked like their names).
+ */
+function toInvoice(
+  row: CashDocumentRow,
+  lines: InvoiceLine[] | undefined,
+  labels: AccountLabels | undefined,
+): Invoice {
+  // Filled in order below; every required field is set before the object escapes.
+  const out = { id: row.id } as Invoice;
+  if (row.externalId !== null) out.externalId = row.externalId;
+  if (row.invoiceNumber !== null) out.invoiceNumber = row.invoiceNumber;
+  if (row.reference !== null) out.reference = row.reference;
+  out.amount = decimalText(row.amount);
+  out.currency = row.currency;
+  out.expectedDate = dateTimeOf(row.expectedDate);
+  if (row.actualDate !== null) out.actualDate = dateTimeOf(row.actualDate);
+  if (row.issueDate !== null) out.issueDate = dateTimeOf(row.issueDate);
+  out.status = row.status;
+  // The list's filter excludes rows without a ledger status.
+  out.ledgerStatus = row.ledgerStatus ?? "DRAFT";
+  if (row.contactExternalId !== null) out.contactId = row.contactExternalId;
+  if (row.contactName !== null) out.contactName = row.contactName;
+  if (row.category !== null && !(labels && isSensitiveAccount(labels, row.category))) {
+    out.category = row.category;
+  }
+  if (lines) out.lines = lines;
+  return out;
+}
+
+/**
+ * A line as the spec shows it, keys in the spec's order. accountName: the chart's name for the
+ * line's account (by code, else by AccountID), else "Uncategorised". Bills carry no discounts:
+ * discountRate, discountAmount and lineSubtotal are always null on them.
+ */
+function toInvoiceLine(
+  l: CashDocumentLineRow,
+  currency: string,
+  source: DocumentSource,
+  labels: AccountLabels,
+): InvoiceLine {
+  const sales = source === "LEDGER_INVOICE";
+  // Filled in order below; every required field is set before the object escapes.
+  const out = { id: l.id, lineNumber: l.lineNumber } as InvoiceLine;
+  if (l.accountCode !== null) out.accountCode = l.accountCode;
+  out.accountName = accountOf(labels, l.accountCode, l.accountExternalId)?.name ?? UNCATEGORISED;
+  out.lineAmount = decimalText(l.lineAmount);
+  out.taxAmount = decimalText(l.taxAmount);
+  out.quantity = decimalTextOrNull(l.quantity);
+  out.unitAmount = decimalTextOrNull(l.unitAmount);
+  out.discountRate = sales ? decimalTextOrNull(l.discountRate) : null;
+  out.discountAmount = sales ? decimalTextOrNull(l.discountAmount) : null;
+  out.lineSubtotal = sales ? decimalTextOrNull(l.lineSubtotal) : null;
+  if (l.taxType !== null) out.taxType = l.taxType;
+  out.currency = currency;
+  if (l.description !== null) out.lineDescription = l.description;
+  return out;
+}

@@ -1,0 +1,59 @@
+import { eq } from "drizzle-orm";
+import type { DbOrTx } from "../../db/client.ts";
+import { apiKeys } from "../../db/schema/index.ts";
+import type { ServiceContext } from "../context.ts";
+import { NotFoundError } from "../errors.ts";
+import type { MeterFigures } from "../metering/metering.ts";
+
+/** The key block of /status. */
+export interface StatusKey {
+  prefix: string;
+  label: string;
+  family: "cr_live" | "crun";
+  kind: "ORG" | "USER" | "PARTNER";
+  scopes: string[];
+  createdAt: string;
+  /** The previous call's time (this call is recorded after it answers); null if none. */
+  lastUsedAt: string | null;
+}
+
+/** The /status body before the pipeline adds alerts. */
+export interface StatusBody {
+  subscription: MeterFigures["subscription"];
+  quota: MeterFigures["quota"];
+  usage: MeterFigures["usage"];
+  key: StatusKey;
+  environment: "dev" | "prod";
+}
+
+/**
+ * `GET /api/agent/status`: subscription, daily bucket, credit window, key and environment, from
+ * the metering figures of this very request, so the body and the headers agree exactly.
+ */
+export async function getStatus(
+  db: DbOrTx,
+  input: { ctx: ServiceContext; figures: MeterFigures; environment: "dev" | "prod" },
+): Promise<StatusBody> {
+  const actor = input.ctx.actor;
+  if (actor.type !== "apiKey") throw new NotFoundError("key");
+  const [row] = await db
+    .select({ createdAt: apiKeys.createdAt, lastUsedAt: apiKeys.lastUsedAt })
+    .from(apiKeys)
+    .where(eq(apiKeys.id, actor.key.id));
+  if (!row) throw new NotFoundError("key");
+  return {
+    subscription: input.figures.subscription,
+    quota: input.figures.quota,
+    usage: input.figures.usage,
+    key: {
+      prefix: actor.key.prefix,
+      label: actor.key.label,
+      family: actor.key.family,
+      kind: actor.key.kind,
+      scopes: [...actor.key.scopes],
+      createdAt: row.createdAt.toISOString(),
+      lastUsedAt: row.lastUsedAt ? row.lastUsedAt.toISOString() : null,
+    },
+    environment: input.environment,
+  };
+}

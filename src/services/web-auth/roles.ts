@@ -1,0 +1,56 @@
+import type { Role } from "../../db/schema/index.ts";
+
+/**
+ * What a signed-in person may do in one organisation of the settings screen. Every page and
+ * form asks `can(role, action)`; a user without a membership has no role and can do nothing in
+ * that organisation (not even see that it exists).
+ *
+ * Personal things are not organisation rights: a user's own USER (`crun_`) keys and a partner's
+ * keys belong to that user, whatever their role (see `docs/web.md`).
+ */
+export const WEB_ACTIONS = [
+  /** The dashboard: cash today, forecast, daily brief. */
+  "dashboard.view",
+  /** The organisation's API keys (`cr_live_`) and their audit trails. */
+  "keys.view",
+  /** Create, rotate and revoke the organisation's API keys. */
+  "keys.manage",
+  /** Create and revoke one's own USER (`crun_`) keys. */
+  "keys.own",
+  /** The sensitive flags of the organisation's ledger accounts and contacts. */
+  "sensitive.view",
+  /** Set and clear sensitive flags. */
+  "sensitive.manage",
+  /** The partners linked to the organisation. */
+  "partners.view",
+  /** Plan, subscription, trial, credits, automatic top-up. */
+  "billing.view",
+  /** Change billing settings (automatic top-up; payment details when a processor exists). */
+  "billing.manage",
+] as const;
+export type WebAction = (typeof WEB_ACTIONS)[number];
+
+const VIEW: readonly WebAction[] = [
+  "dashboard.view",
+  "keys.view",
+  "keys.own",
+  "sensitive.view",
+  "partners.view",
+];
+
+/**
+ * The rights table. Owner: everything, billing included. Admin: keys and sensitive flags but
+ * not billing (the docs: "Admins manage seats and invitations but not billing"; only the
+ * owner sees the billing page). Member: read-only, plus their own USER keys.
+ */
+export const ROLE_RIGHTS: Readonly<Record<Role, readonly WebAction[]>> = {
+  owner: [...WEB_ACTIONS],
+  admin: [...VIEW, "keys.manage", "sensitive.manage"],
+  member: VIEW,
+};
+
+/** Fail-closed: no role, an unknown role or an unknown action never grants anything. */
+export function can(role: Role | null | undefined, action: WebAction): boolean {
+  if (!role || !Object.hasOwn(ROLE_RIGHTS, role)) return false;
+  return ROLE_RIGHTS[role].includes(action);
+}

@@ -1,0 +1,82 @@
+import { and, asc, eq, ilike, sql } from "drizzle-orm";
+import type { DbOrTx } from "../../db/client.ts";
+import { contacts, ledgerAccounts } from "../../db/schema/index.ts";
+
+/** A ledger account with its sensitive flag. */
+export interface AccountFlagRow {
+  id: string;
+  code: string | null;
+  name: string;
+  type: string;
+  class: string | null;
+  status: string;
+  isSensitive: boolean;
+}
+
+/** A contact with its sensitive flag. */
+export interface ContactFlagRow {
+  id: string;
+  name: string;
+  isCustomer: boolean;
+  isSupplier: boolean;
+  contactStatus: string;
+  isSensitive: boolean;
+}
+
+/** Every ledger account of the organisation, by code (accounts without a code last), then name. */
+export function listAccountFlags(db: DbOrTx, orgId: string): Promise<AccountFlagRow[]> {
+  return db
+    .select({
+      id: ledgerAccounts.id,
+      code: ledgerAccounts.code,
+      name: ledgerAccounts.name,
+      type: ledgerAccounts.type,
+      class: ledgerAccounts.class,
+      status: ledgerAccounts.status,
+      isSensitive: ledgerAccounts.isSensitive,
+    })
+    .from(ledgerAccounts)
+    .where(eq(ledgerAccounts.orgId, orgId))
+    .orderBy(
+      sql`${ledgerAccounts.code} collate "C" nulls last`,
+      sql`${ledgerAccounts.name} collate "C"`,
+      asc(ledgerAccounts.id),
+    );
+}
+
+/** Escapes LIKE wildcards so a search for `50%` finds that text literally. */
+function likePattern(q: string): string {
+  return `%${q.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+}
+
+/**
+ * One page of the organisation's contacts, flagged ones first, then by name; `q` filters by a
+ * case-insensitive name fragment. `total` counts every match.
+ */
+export async function listContactFlags(
+  db: DbOrTx,
+  orgId: string,
+  opts: { q?: string | undefined; offset: number; limit: number },
+): Promise<{ rows: ContactFlagRow[]; total: number }> {
+  const q = opts.q?.trim();
+  const where = and(
+    eq(contacts.orgId, orgId),
+    q ? ilike(contacts.name, likePattern(q)) : undefined,
+  );
+  const rows = await db
+    .select({
+      id: contacts.id,
+      name: contacts.name,
+      isCustomer: contacts.isCustomer,
+      isSupplier: contacts.isSupplier,
+      contactStatus: contacts.contactStatus,
+      isSensitive: contacts.isSensitive,
+    })
+    .from(contacts)
+    .where(where)
+    .orderBy(sql`${contacts.isSensitive} desc`, sql`${contacts.name} collate "C"`, asc(contacts.id))
+    .offset(opts.offset)
+    .limit(opts.limit);
+  const [count] = await db.select({ n: sql<number>`count(*)::int` }).from(contacts).where(where);
+  return { rows, total: count?.n ?? 0 };
+}

@@ -1,0 +1,127 @@
+import type { FC } from "hono/jsx";
+import { CREDIT_ALLOWANCE } from "../../domain/metering/plans.ts";
+import { CsrfField, Layout, Notice } from "../components/layout.tsx";
+import type { BillingView, WindowUsage } from "../data/billing.ts";
+import { formatInstant } from "../format.ts";
+import type { CurrentOrg, WebView } from "../request.ts";
+
+/** Settings → Billing (owner only). */
+export const BillingPage: FC<{
+  view: WebView;
+  org: CurrentOrg;
+  billing: BillingView | undefined;
+  usage: WindowUsage | undefined;
+  canManage: boolean;
+  notice?: string | undefined;
+}> = ({ view, org, billing, usage, canManage, notice }) => (
+  <Layout title="Billing" view={view} active="billing">
+    <h1>Billing</h1>
+    <p class="lead">
+      Plans sell query capacity per rolling 5-hour window; every plan has the same features. The
+      account's seats pay for {org.name}'s queries.
+    </p>
+    {notice ? <Notice kind="ok">{notice}</Notice> : null}
+    {!billing ? (
+      <div class="empty">
+        {org.name} has no billing account: its queries are not billed to anyone.
+      </div>
+    ) : (
+      <div>
+        <div class="grid">
+          <div class="panel stat">
+            <div class="label">Plan</div>
+            <div class="value" id="plan">
+              {billing.plan}
+            </div>
+            <div class="muted">{CREDIT_ALLOWANCE[billing.plan]} queries per 5 hours per seat</div>
+          </div>
+          <div class="panel stat">
+            <div class="label">Subscription</div>
+            <div class="value" id="subscription-status">
+              {billing.subscriptionStatus}
+            </div>
+            <div class="muted">Billing account {billing.name}</div>
+          </div>
+          <div class="panel stat">
+            <div class="label">Trial</div>
+            <div class="value" id="trial-days">
+              {billing.trialDaysRemaining === null
+                ? "—"
+                : `${billing.trialDaysRemaining} days left`}
+            </div>
+            <div class="muted">
+              {billing.trialEndsAt && billing.subscriptionStatus === "trialing"
+                ? `ends ${formatInstant(billing.trialEndsAt, org.timezone, { zone: true })}`
+                : "not trialing"}
+            </div>
+          </div>
+          <div class="panel stat">
+            <div class="label">Automatic top-up</div>
+            <div class="value" id="auto-top-up">
+              {billing.autoTopUp ? "On" : "Off"}
+            </div>
+            {canManage ? (
+              <form method="post" action="/settings/billing/auto-top-up">
+                <CsrfField token={view.csrfToken} />
+                <input type="hidden" name="autoTopUp" value={billing.autoTopUp ? "off" : "on"} />
+                <button type="submit" class="small secondary">
+                  {billing.autoTopUp ? "Turn off" : "Turn on"}
+                </button>
+              </form>
+            ) : null}
+          </div>
+        </div>
+        <h2>Query credits in the current window</h2>
+        <p class="muted" id="usage-source">
+          Each seat holds its plan's allowance per rolling 5-hour window; a credit frees when its
+          call is 5 hours old. These are the figures <code>GET /api/agent/status</code> reports as{" "}
+          <code>usage</code> for that seat's keys. Top-up credits are spent only once the window is
+          full.
+        </p>
+        <div class="table-wrap">
+          <table id="seats">
+            <thead>
+              <tr>
+                <th>Seat</th>
+                <th>Plan</th>
+                <th class="num">Used</th>
+                <th class="num">Allowance</th>
+                <th class="num">Top-up credits</th>
+                <th class="num">Remaining</th>
+                <th>Next credit</th>
+              </tr>
+            </thead>
+            <tbody>
+              {billing.seats.map((s) => {
+                const u = usage?.bySeat.get(s.userId);
+                return (
+                  <tr>
+                    <td>{s.email}</td>
+                    <td>{s.plan}</td>
+                    <td class="num">{u ? u.used : "—"}</td>
+                    <td class="num">{u ? u.limit : CREDIT_ALLOWANCE[s.plan]}</td>
+                    <td class="num">{u ? u.topUpCredits : "—"}</td>
+                    <td class="num">{u ? u.remaining : "—"}</td>
+                    <td>
+                      {!u
+                        ? "—"
+                        : u.nextCreditInMinutes === 0
+                          ? "now"
+                          : `in ${u.nextCreditInMinutes} min`}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+        <h2>Payment method and invoices</h2>
+        <div class="placeholder" id="payment-placeholder">
+          <strong>No payment processor is connected.</strong> This is where the card on file, plan
+          changes, and past invoices would be managed, through the payment processor's hosted
+          customer portal. Until one is connected, an operator sets plans from the command line.
+        </div>
+      </div>
+    )}
+  </Layout>
+);

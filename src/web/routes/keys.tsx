@@ -1,0 +1,279 @@
+import { eq, inArray } from "drizzle-orm";
+import type { Hono } from "hono";
+import type { Db } from "../../db/client.ts";
+import { type ApiKeyRow, findApiKeyByPrefix } from "../../db/queries/api-keys.ts";
+import { organisations, partners } from "../../db/schema/index.ts";
+import type { AppEnv } from "../../http/env.ts";
+import { listAuditEvents } from "../../services/audit/list-audit-events.ts";
+import { InvalidParameterError } from "../../services/errors.ts";
+import { createApiKey } from "../../services/keys/create-api-key.ts";
+import { type ApiKeySummary, toApiKeySummary } from "../../services/keys/key-views.ts";
+import { revokeApiKey } from "../../services/keys/revoke-api-key.ts";
+import { rotateApiKey } from "../../services/keys/rotate-api-key.ts";
+import { can } from "../../services/web-auth/roles.ts";
+import { listOrgKeys, listOwnUserKeys } from "../data/keys.ts";
+import type { WebDeps } from "../deps.ts";
+import { AuditPage } from "../pages/audit.tsx";
+import {
+  ConfirmKeyActionPage,
+  type CreateKeyForm,
+  KeySecretPage,
+  KeysPage,
+} from "../pages/keys.tsx";
+import { renderPage } from "../render.ts";
+import {
+  readForm,
+  requireRight,
+  requireView,
+  verifyCsrf,
+  type WebContext,
+  WebError,
+  type WebView,
+} from "../request.ts";
+
+const PREFIX = /^[0-9a-hjkmnp-tv-z]{10}$/;
+
+/** A key as the viewer may see it: `manage` when they may also rotate or revoke it. */
+interface ViewerKey {
+  row: ApiKeyRow;
+  summary: ApiKeySummary;
+  manage: boolean;
+  /** Where the key is listed: the keys page, or the partners page for partner keys. */
+  home: string;
+  timezone: string;
+}
+
+const NOT_FOUND = () => new WebError(404, "Not found", "No such key.");
+
+/**
+ * The key a prefix names, when the viewer may see it:
+ * - organisation key: members of its organisation with `keys.view` (manage: `keys.manage`);
+ * - USER key: its creator only;
+ * - PARTNER key: its partner's partner user only.
+ * Anything else answers 404, the same as an unknown prefix, so other organisations' keys are
+ * neither shown nor confirmed to exist.
+ */
+async function keyForViewer(db: Db, view: WebView, prefix: string): Promise<ViewerKey> {
+  if (!PREFIX.test(prefix)) throw NOT_FOUND();
+  const row = await findApiKeyByPrefix(db, prefix);
+  if (!row) throw NOT_FOUND();
+  const summary = toApiKeySummary(row);
+  const timezone = view.org?.timezone ?? "UTC";
+  if (row.kind === "ORG") {
+    const membership = view.memberships.find((m) => m.orgId === row.orgId);
+    if (!membership || !can(membership.role, "keys.view")) throw NOT_FOUND();
+    return {
+      row,
+      summary,
+      manage: can(membership.role, "keys.manage"),
+      home: "/settings/keys",
+      timezone,
+    };
+  }
+  if (row.kind === "USER") {
+    if (row.createdByUserId !== view.session.userId) throw NOT_FOUND();
+    return { row, summary, manage: true, home: "/settings/keys", timezone };
+  }
+  const [partner] = row.partnerId
+    ? await db.select().from(partners).where(eq(partners.id, row.partnerId)).limit(1)
+    : [];
+  if (!partner || partner.ownerUserId !== view.session.userId) throw NOT_FOUND();
+  return { row, summary, manage: true, home: "/settings/partners", timezone };
+}
+
+function requireManage(key: ViewerKey): void {
+  if (!key.manage) {
+    throw new WebError(
+      403,
+      "Not allowed",
+      "Your role can view this key but not rotate or revoke it.",
+    );
+  }
+}
+
+function noStore(c: WebContext): void {
+  c.header("Cache-Control", "no-store");
+}
+
+/** Settings → API keys: list, create, rotate, revoke, audit. */
+export function registerKeyRoutes(web: Hono<AppEnv>, deps: WebDeps): void {
+  const { db, clock } = deps;
+
+  const renderKeys = async (
+    c: WebContext,
+    view: WebView,
+    extra: { notice?: string; error?: string; form?: CreateKeyForm; status?: 200 | 400 } = {},
+  ) => {
+    const org = requireRight(view, "keys.view");
+    const [orgKeys, userKeys] = await Promise.all([
+      listOrgKeys(db, org.id),
+      listOwnUserKeys(db, view.session.userId),
+    ]);
+    return renderPage(
+      c,
+      <KeysPage
+        view={view}
+        org={org}
+        canManageOrgKeys={can(org.role, "keys.manage")}
+        orgKeys={orgKeys}
+        userKeys={userKeys}
+        notice={extra.notice}
+        error={extra.error}
+        form={extra.form}
+      />,
+      extra.status ?? 200,
+    );
+  };
+
+  web.get("/settings", (c) => c.redirect("/settings/keys", 303));
+
+  web.get("/settings/keys", async (c) => {
+    const view = await requireView(c, db, clock.now());
+    const revoked = c.req.query("revoked");
+    const notice = revoked && PREFIX.test(revoked) ? `Key ${revoked} revoked.` : undefined;
+    return renderKeys(c, view, notice ? { notice } : {});
+  });
+
+  web.post("/settings/keys", async (c) => {
+    const view = await requireView(c, db, clock.now());
+    const form = await readForm(c);
+    verifyCsrf(c, view, form);
+    const kind = form.get("kind") === "ORG" ? "ORG" : "USER";
+    const org = requireRight(view, kind === "ORG" ? "keys.manage" : "keys.own");
+    const input: CreateKeyForm = {
+      kind,
+      label: form.get("label") ?? "",
+      scopes: form.getAll("scopes"),
+      sensitive: form.get("sensitive") === "on",
+    };
+    try {
+      // createApiKey refuses READ_SENSITIVE among the scopes: only the separate box grants it.
+      const created = await createApiKey(
+        db,
+        kind === "ORG"
+          ? {
+              kind,
+              orgId: org.id,
+              label: input.label,
+              scopes: input.scopes,
+              sensitive: input.sensitive,
+            }
+          : {
+              kind,
+              userId: view.session.userId,
+              label: input.label,
+              scopes: input.scopes,
+              sensitive: input.sensitive,
+            },
+        clock.now(),
+      );
+      c.get("logger").info(
+        { keyPrefix: created.prefix, kind, userId: view.session.userId },
+        "web key created",
+      );
+      noStore(c);
+      return renderPage(
+        c,
+        <KeySecretPage
+          view={view}
+          title="Key created"
+          secret={created.key}
+          label={created.label}
+          scopes={created.scopes}
+          backHref="/settings/keys"
+        />,
+      );
+    } catch (err) {
+      if (err instanceof InvalidParameterError) {
+        return renderKeys(c, view, { error: err.message, form: input, status: 400 });
+      }
+      throw err;
+    }
+  });
+
+  web.get("/settings/keys/:prefix/audit", async (c) => {
+    const view = await requireView(c, db, clock.now());
+    const key = await keyForViewer(db, view, c.req.param("prefix"));
+    const cursor = c.req.query("cursor");
+    const page = await listAuditEvents(db, { keyId: key.row.id, cursor });
+    const orgIds = [
+      ...new Set(page.events.map((e) => e.orgId).filter((id): id is string => id !== null)),
+    ];
+    const orgRows =
+      orgIds.length === 0
+        ? []
+        : await db
+            .select({ id: organisations.id, name: organisations.name })
+            .from(organisations)
+            .where(inArray(organisations.id, orgIds));
+    return renderPage(
+      c,
+      <AuditPage
+        view={view}
+        k={key.summary}
+        events={page.events}
+        nextCursor={page.nextCursor}
+        firstPage={!cursor}
+        timezone={key.timezone}
+        orgNames={new Map(orgRows.map((r) => [r.id, r.name]))}
+        backHref={key.home}
+      />,
+    );
+  });
+
+  for (const action of ["rotate", "revoke"] as const) {
+    web.get(`/settings/keys/:prefix/${action}`, async (c) => {
+      const view = await requireView(c, db, clock.now());
+      const key = await keyForViewer(db, view, c.req.param("prefix"));
+      requireManage(key);
+      if (key.row.revokedAt)
+        throw new WebError(409, "Already revoked", "This key is already revoked.");
+      if (action === "rotate" && key.row.family !== "cr_live") {
+        throw new WebError(
+          409,
+          "No rotate for crun_ keys",
+          "crun_ keys have no rotate operation: create the replacement, deploy and check it, then revoke the old key.",
+        );
+      }
+      return renderPage(
+        c,
+        <ConfirmKeyActionPage view={view} k={key.summary} action={action} backHref={key.home} />,
+      );
+    });
+  }
+
+  web.post("/settings/keys/:prefix/rotate", async (c) => {
+    const view = await requireView(c, db, clock.now());
+    verifyCsrf(c, view, await readForm(c));
+    const key = await keyForViewer(db, view, c.req.param("prefix"));
+    requireManage(key);
+    const rotated = await rotateApiKey(db, key.row.prefix, clock.now());
+    c.get("logger").info(
+      { keyPrefix: rotated.prefix, replaced: rotated.replacedPrefix },
+      "web key rotated",
+    );
+    noStore(c);
+    return renderPage(
+      c,
+      <KeySecretPage
+        view={view}
+        title="Key rotated"
+        secret={rotated.key}
+        label={rotated.label}
+        scopes={rotated.scopes}
+        replacedPrefix={rotated.replacedPrefix}
+        backHref={key.home}
+      />,
+    );
+  });
+
+  web.post("/settings/keys/:prefix/revoke", async (c) => {
+    const view = await requireView(c, db, clock.now());
+    verifyCsrf(c, view, await readForm(c));
+    const key = await keyForViewer(db, view, c.req.param("prefix"));
+    requireManage(key);
+    const revoked = await revokeApiKey(db, key.row.prefix, clock.now());
+    c.get("logger").info({ keyPrefix: revoked.prefix }, "web key revoked");
+    return c.redirect(`${key.home}?revoked=${revoked.prefix}`, 303);
+  });
+}

@@ -1,0 +1,259 @@
+import type { Hono } from "hono";
+import type { AppEnv } from "../../http/env.ts";
+import { setBilling } from "../../services/billing/set-billing.ts";
+import { InvalidParameterError } from "../../services/errors.ts";
+import { createApiKey } from "../../services/keys/create-api-key.ts";
+import { setSensitive } from "../../services/sensitivity/set-sensitive.ts";
+import { can } from "../../services/web-auth/roles.ts";
+import { loadBilling, usageInCurrentWindow } from "../data/billing.ts";
+import { listPartnerKeys } from "../data/keys.ts";
+import {
+  listPartnerClients,
+  listPartnersLinkedTo,
+  listPartnersOwnedBy,
+  orgNamesById,
+} from "../data/partners.ts";
+import { listAccountFlags, listContactFlags } from "../data/sensitive.ts";
+import type { WebDeps } from "../deps.ts";
+import { BillingPage } from "../pages/billing.tsx";
+import { KeySecretPage } from "../pages/keys.tsx";
+import { type OwnPartnerView, PartnersPage } from "../pages/partners.tsx";
+import { SensitivePage } from "../pages/sensitive.tsx";
+import { renderPage } from "../render.ts";
+import {
+  readForm,
+  requireRight,
+  requireView,
+  verifyCsrf,
+  type WebContext,
+  WebError,
+  type WebView,
+} from "../request.ts";
+
+const CONTACT_PAGE_SIZE = 50;
+const PREFIX = /^[0-9a-hjkmnp-tv-z]{10}$/;
+
+/** A same-page return path for the sensitive flags (query and anchor kept), else the page itself. */
+function sensitiveBack(back: string | undefined, notice: string): string {
+  const url = new URL(
+    back?.startsWith("/settings/sensitive") ? back : "/settings/sensitive",
+    "http://x",
+  );
+  if (url.pathname !== "/settings/sensitive") return `/settings/sensitive?notice=${notice}`;
+  url.searchParams.set("notice", notice);
+  return `${url.pathname}${url.search}${url.hash}`;
+}
+
+/** Sensitive flags, partners and billing. */
+export function registerSettingsRoutes(web: Hono<AppEnv>, deps: WebDeps): void {
+  const { db, clock } = deps;
+
+  web.get("/settings/sensitive", async (c) => {
+    const view = await requireView(c, db, clock.now());
+    const org = requireRight(view, "sensitive.view");
+    const q = (c.req.query("q") ?? "").slice(0, 200);
+    const requested = Number.parseInt(c.req.query("page") ?? "1", 10);
+    const page = Number.isFinite(requested) && requested >= 1 ? Math.min(requested, 100_000) : 1;
+    const [accounts, contactPage] = await Promise.all([
+      listAccountFlags(db, org.id),
+      listContactFlags(db, org.id, {
+        q,
+        offset: (page - 1) * CONTACT_PAGE_SIZE,
+        limit: CONTACT_PAGE_SIZE,
+      }),
+    ]);
+    const code = c.req.query("notice");
+    const notice =
+      code === "flagged"
+        ? "Flag set: API keys without READ_SENSITIVE no longer see it."
+        : code === "cleared"
+          ? "Flag cleared: every key with the right scope sees it again."
+          : undefined;
+    return renderPage(
+      c,
+      <SensitivePage
+        view={view}
+        org={org}
+        canManage={can(org.role, "sensitive.manage")}
+        accounts={accounts}
+        contacts={contactPage.rows}
+        contactTotal={contactPage.total}
+        q={q}
+        page={page}
+        pageSize={CONTACT_PAGE_SIZE}
+        notice={notice}
+      />,
+    );
+  });
+
+  web.post("/settings/sensitive", async (c) => {
+    const view = await requireView(c, db, clock.now());
+    const form = await readForm(c);
+    verifyCsrf(c, view, form);
+    const org = requireRight(view, "sensitive.manage");
+    const kind = form.get("kind");
+    const id = form.get("id") ?? "";
+    const value = form.get("sensitive");
+    if ((kind !== "account" && kind !== "contact") || !id || (value !== "on" && value !== "off")) {
+      throw new WebError(400, "Bad request", "The form is incomplete.");
+    }
+    // Scoped to the current organisation: another organisation's id is simply not found.
+    const result = await setSensitive(db, {
+      orgId: org.id,
+      target: kind === "account" ? { account: id } : { contact: id },
+      sensitive: value === "on",
+    });
+    c.get("logger").info(
+      {
+        orgId: org.id,
+        kind,
+        id: result.id,
+        sensitive: result.isSensitive,
+        userId: view.session.userId,
+      },
+      "web sensitive flag",
+    );
+    return c.redirect(
+      sensitiveBack(form.get("back"), result.isSensitive ? "flagged" : "cleared"),
+      303,
+    );
+  });
+
+  const ownPartners = async (view: WebView): Promise<OwnPartnerView[]> => {
+    const owned = await listPartnersOwnedBy(db, view.session.userId);
+    return Promise.all(
+      owned.map(async (partner) => {
+        const [clients, keys] = await Promise.all([
+          listPartnerClients(db, partner.id),
+          listPartnerKeys(db, partner.id),
+        ]);
+        const pinned = keys.flatMap((k) => k.pinnedOrgIds ?? []);
+        return { partner, clients, keys, orgNames: await orgNamesById(db, pinned) };
+      }),
+    );
+  };
+
+  const renderPartners = async (
+    c: WebContext,
+    view: WebView,
+    extra: { notice?: string | undefined; error?: string; status?: 200 | 400 } = {},
+  ) => {
+    const linkedToOrg =
+      view.org && can(view.org.role, "partners.view")
+        ? await listPartnersLinkedTo(db, view.org.id)
+        : null;
+    return renderPage(
+      c,
+      <PartnersPage
+        view={view}
+        linkedToOrg={linkedToOrg}
+        own={await ownPartners(view)}
+        notice={extra.notice}
+        error={extra.error}
+      />,
+      extra.status ?? 200,
+    );
+  };
+
+  web.get("/settings/partners", async (c) => {
+    const view = await requireView(c, db, clock.now());
+    const revoked = c.req.query("revoked");
+    return renderPartners(c, view, {
+      notice: revoked && PREFIX.test(revoked) ? `Key ${revoked} revoked.` : undefined,
+    });
+  });
+
+  web.post("/settings/partners/:partnerId/keys", async (c) => {
+    const view = await requireView(c, db, clock.now());
+    const form = await readForm(c);
+    verifyCsrf(c, view, form);
+    const owned = await listPartnersOwnedBy(db, view.session.userId);
+    const partner = owned.find((p) => p.id === c.req.param("partnerId"));
+    if (!partner) throw new WebError(404, "Not found", "No such partner.");
+    const pinned = form.get("reach") === "PINNED" ? form.getAll("pinned") : undefined;
+    try {
+      const created = await createApiKey(
+        db,
+        {
+          kind: "PARTNER",
+          partnerId: partner.id,
+          label: form.get("label") ?? "",
+          ...(pinned ? { pinnedOrgIds: pinned } : {}),
+        },
+        clock.now(),
+      );
+      c.get("logger").info(
+        { keyPrefix: created.prefix, partnerId: partner.id },
+        "web partner key created",
+      );
+      c.header("Cache-Control", "no-store");
+      return renderPage(
+        c,
+        <KeySecretPage
+          view={view}
+          title="Partner key created"
+          secret={created.key}
+          label={created.label}
+          scopes={created.scopes}
+          backHref="/settings/partners"
+        />,
+      );
+    } catch (err) {
+      if (err instanceof InvalidParameterError) {
+        return renderPartners(c, view, { error: err.message, status: 400 });
+      }
+      throw err;
+    }
+  });
+
+  web.get("/settings/billing", async (c) => {
+    const now = clock.now();
+    const view = await requireView(c, db, now);
+    const org = requireRight(view, "billing.view");
+    const billing = org.billingAccountId
+      ? await loadBilling(db, org.billingAccountId, now)
+      : undefined;
+    const usage = billing
+      ? await usageInCurrentWindow(db, { billing, orgId: org.id, now })
+      : undefined;
+    const code = c.req.query("notice");
+    return renderPage(
+      c,
+      <BillingPage
+        view={view}
+        org={org}
+        billing={billing}
+        usage={usage}
+        canManage={can(org.role, "billing.manage") && billing?.ownerUserId === view.session.userId}
+        notice={code === "saved" ? "Billing settings saved." : undefined}
+      />,
+    );
+  });
+
+  web.post("/settings/billing/auto-top-up", async (c) => {
+    const view = await requireView(c, db, clock.now());
+    const form = await readForm(c);
+    verifyCsrf(c, view, form);
+    const org = requireRight(view, "billing.manage");
+    const value = form.get("autoTopUp");
+    if (!org.billingAccountId || (value !== "on" && value !== "off")) {
+      throw new WebError(400, "Bad request", "Nothing to change.");
+    }
+    // The billing account may pay for several organisations: only its own owner changes it.
+    const billing = await loadBilling(db, org.billingAccountId, clock.now());
+    if (billing?.ownerUserId !== view.session.userId) {
+      throw new WebError(
+        403,
+        "Not allowed",
+        "Only the billing account's owner can change billing settings.",
+      );
+    }
+    // Through the billing service, so the change is recorded as a billing event.
+    await setBilling(db, { orgId: org.id, autoTopUp: value === "on" }, clock.now());
+    c.get("logger").info(
+      { orgId: org.id, autoTopUp: value, userId: view.session.userId },
+      "web billing change",
+    );
+    return c.redirect("/settings/billing?notice=saved", 303);
+  });
+}

@@ -1,0 +1,122 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { and, eq } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "../../src/db/client.ts";
+import { forecastScenarios, forecastSnapshots } from "../../src/db/schema/index.ts";
+import { canonical, sum } from "../../src/domain/money.ts";
+import type { AccountBalancesResponse } from "../../src/http/routes/agent/account-balances/index.ts";
+import type { CashPositionResponse } from "../../src/http/routes/agent/cash-position/index.ts";
+import type { ForecastResponseBody } from "../../src/http/routes/agent/forecast/index.ts";
+import { seedDemo } from "../../src/services/demo/seed-demo.ts";
+import { backtestOrganisation } from "../../src/services/forecast/backtest.ts";
+import { createTestKey, getJson, type TestApp, testApp } from "../helpers/api.ts";
+import { testDriver } from "../helpers/test-db.ts";
+
+// The demo as `cashrunway demo` makes it, pinned: Sunday 22 November 2026, noon in Sydney.
+const NOW = new Date("2026-11-22T01:00:00Z");
+
+describe(`the demo organisation's cash and forecast (${testDriver})`, () => {
+  let t: TestApp;
+  let db: Db;
+  let orgId: string;
+  let demoKey: string;
+  let fullKey: string;
+  let syncRunId: string;
+
+  beforeAll(async () => {
+    t = await testApp({ now: NOW });
+    db = t.db;
+    const seeded = await seedDemo(db, {
+      seed: "demo",
+      now: NOW,
+      folder: mkdtempSync(join(tmpdir(), "forecast-demo-")),
+    });
+    orgId = seeded.orgId;
+    demoKey = seeded.key;
+    syncRunId = seeded.syncRunId;
+    fullKey = (
+      await createTestKey(
+        db,
+        {
+          kind: "ORG",
+          orgId,
+          label: "all",
+          scopes: ["READ_FORECAST", "READ_ACCOUNTS"],
+          sensitive: true,
+        },
+        NOW,
+      )
+    ).key;
+  }, 120_000);
+
+  it("computes every standard scenario at the end of the import", async () => {
+    const rows = await db
+      .select({
+        kind: forecastScenarios.kind,
+        engineVersion: forecastSnapshots.engineVersion,
+        syncRunId: forecastSnapshots.syncRunId,
+        asOfDate: forecastSnapshots.asOfDate,
+      })
+      .from(forecastSnapshots)
+      .innerJoin(forecastScenarios, eq(forecastScenarios.id, forecastSnapshots.scenarioId))
+      .where(and(eq(forecastSnapshots.orgId, orgId)));
+    expect(rows.map((r) => r.kind).sort()).toEqual(["BASE", "BEST", "WORST"]);
+    for (const r of rows)
+      expect(r).toMatchObject({ engineVersion: 2, syncRunId, asOfDate: "2026-11-22" });
+  });
+
+  it("serves the forecast with payroll renamed for the demo key, amounts as for a sensitive key", async () => {
+    const demo = await getJson<ForecastResponseBody>(t.app, "/api/agent/forecast", demoKey);
+    const full = await getJson<ForecastResponseBody>(t.app, "/api/agent/forecast", fullKey);
+    expect(demo.status, demo.text).toBe(200);
+    expect(demo.body.weeks[0]).toMatchObject({ weekStart: "2026-11-16", weekEnd: "2026-11-22" });
+    // Fortnightly payroll lands in about every second week: one (week, account) pair each.
+    expect(demo.body.redactedItemCount).toBeGreaterThanOrEqual(6);
+    expect(demo.text).not.toContain("Wages and Salaries");
+    expect(full.text).toContain("Wages and Salaries");
+    expect(full.body.redactedItemCount).toBe(0);
+    const amounts = (b: ForecastResponseBody) =>
+      b.weeks.map((w) => [w.opening, w.inflow, w.outflow, w.closing, w.itemIds]);
+    expect(amounts(demo.body)).toEqual(amounts(full.body));
+    // Both kinds of inflow are there, and the split adds up.
+    expect(demo.body.weeks.some((w) => w.forecastInflow !== "0")).toBe(true);
+    for (const w of demo.body.weeks)
+      expect(canonical(sum([w.guaranteedInflow ?? "0", w.forecastInflow ?? "0"]))).toBe(w.inflow);
+  });
+
+  it("agrees with itself: the forecast opens with the cash position, whose bank rows are the balance sheet's", async () => {
+    const cash = await getJson<CashPositionResponse>(t.app, "/api/agent/cash-position", demoKey);
+    const forecast = await getJson<ForecastResponseBody>(t.app, "/api/agent/forecast", demoKey);
+    expect(cash.body).toMatchObject({
+      asOfDate: "2026-11-22",
+      source: "ledger_reconciled",
+      currency: "AUD",
+      redactedItemCount: 1,
+    });
+    expect(cash.body.effectiveStartingCash).toBe(cash.body.ledgerReconciledTotal);
+    expect(forecast.body.startingCash).toBe(cash.body.effectiveStartingCash);
+    const balances = await getJson<AccountBalancesResponse>(
+      t.app,
+      "/api/agent/account-balances",
+      fullKey,
+    );
+    expect(balances.body.asAtDate).toBe("2026-11-22");
+    const banks = balances.body.accounts
+      .filter((a) => a.type === "BANK")
+      .map((a) => a.balance)
+      .sort();
+    expect(banks).toEqual(cash.body.accounts.map((a) => a.reconciledBalance).sort());
+  });
+
+  it("beats both naive baselines at every horizon in the backtest", async () => {
+    const r = await backtestOrganisation(db, { orgId, now: NOW, weeks: 26 });
+    for (const h of [1, 4, 13]) {
+      const base = r.errorShare.BASE[h] ?? Number.POSITIVE_INFINITY;
+      expect(base, `horizon ${h}`).toBeLessThan(r.errorShare.flat[h] ?? 0);
+      expect(base, `horizon ${h}`).toBeLessThan(r.errorShare.due_dates[h] ?? 0);
+    }
+    expect(r.samples[13]?.count).toBe(14);
+  }, 60_000);
+});
