@@ -1,6 +1,9 @@
 import { and, asc, eq, max, sql } from "drizzle-orm";
-import type { DbOrTx } from "../../db/client.ts";
-import { bankAccounts } from "../../db/schema/index.ts";
+import type { Db, DbOrTx } from "../../db/client.ts";
+import { bankAccounts, organisations } from "../../db/schema/index.ts";
+import { getLatestBrief } from "../../services/brief/get-daily-brief.ts";
+import { NotFoundError } from "../../services/errors.ts";
+import { getForecast } from "../../services/forecast/get-forecast.ts";
 import type { ForecastInput } from "../dashboard/forecast-series.ts";
 
 /** Cash at the bank in one currency: the sum of reconciled balances of active accounts. */
@@ -59,12 +62,54 @@ export interface DashboardSources {
 }
 
 /**
- * Until the forecast and daily-brief issues land there is no table to read: these answer null
- * and the dashboard shows "No forecast computed yet" / "No daily brief yet". PLUG-IN POINT:
- * replace each body with the read of the latest stored row (or pass other sources to
- * `registerWeb`).
+ * The dashboard reads the very rows the API serves: the BASE scenario's latest forecast snapshot
+ * (through the same service as `GET /api/agent/forecast`, as the system actor: people signed in
+ * see real names) and the latest stored daily brief. null when none exists yet.
  */
 export const defaultDashboardSources: DashboardSources = {
-  latestForecast: async () => null,
-  latestDailyBrief: async () => null,
+  async latestForecast(db, orgId) {
+    const [org] = await db.select().from(organisations).where(eq(organisations.id, orgId));
+    if (!org) return null;
+    try {
+      const forecast = await getForecast({
+        ctx: {
+          // The dashboard passes the app's Db; a transaction handle would serve the same reads.
+          db: db as Db,
+          now: new Date(),
+          org: {
+            id: org.id,
+            name: org.name,
+            baseCurrency: org.baseCurrency,
+            timezone: org.timezone,
+            financialYearEndMonth: org.financialYearEndMonth,
+            financialYearEndDay: org.financialYearEndDay,
+            billingAccountId: org.billingAccountId,
+          },
+          actor: { type: "system" },
+          scopes: [],
+        },
+      });
+      return {
+        computedAt: forecast.computedAt,
+        startingCash: forecast.startingCash,
+        currency: org.baseCurrency,
+        weeks: forecast.weeks,
+      };
+    } catch (err) {
+      if (err instanceof NotFoundError) return null; // no scenario or no snapshot yet
+      throw err;
+    }
+  },
+  async latestDailyBrief(db, orgId) {
+    const brief = await getLatestBrief(db, orgId);
+    if (!brief) return null;
+    return {
+      asOfDate: brief.asOfDate,
+      generatedAt: brief.generatedAt,
+      generatorTier: brief.generatorTier,
+      mainDriver: brief.payload.mainDriver,
+      riskSignal: brief.payload.riskSignal,
+      recommendedAction: brief.payload.recommendedAction,
+    };
+  },
 };
