@@ -10,16 +10,19 @@
  *   memory  — peak resident memory added by one `autoPaginate=true&lines=true` response (5,000
  *             invoices with their lines), then by 4 of them at once;
  *   latency — sequential in-process timings, interleaved in one run, median and p90 of
- *             BENCH_DOC_RUNS (30): the real endpoint (whole pipeline and JSON text) against the
- *             bare SQL of the same rows plus JSON.stringify (autoPaginate, with and without
- *             lines), and against the bare aggregate (totals over every invoice);
+ *             BENCH_DOC_RUNS (30): the real endpoint (whole pipeline, to the response's bytes)
+ *             against the bare SQL of the same rows plus serialization (JSON.stringify and its
+ *             UTF-8 bytes) for autoPaginate with and without lines, against the bare aggregate
+ *             for totals over every invoice, plus two references: the bare page with the exact
+ *             count the spec requires, and the pipeline floor (limit=1 against the verb alone);
  *   load    — autocannon at BENCH_CONNECTIONS (50) for BENCH_DOC_LOAD (endpoint names of
  *             bench/endpoints.ts, default `invoices-page-paid`): ceiling (static bytes), baseline
  *             (the service verb behind a bare route, no pipeline), real; BENCH_ROUNDS × BENCH_SECONDS.
  *
  * BENCH_DRIVERS (postgres; `pglite` uses .bench/pglite as run.ts does), BENCH_DATABASE_URL.
- * Metering is the no-op hook here (the bench key holds no billable seat, and a burst cap of 60
- * per minute would end a load test at once); the pipeline is otherwise the real one.
+ * Metering is the no-op hook here (a burst cap of 60 per minute would end a load test at once;
+ * bench/run.ts measures the metering path); audit rows go through the production
+ * BatchedAuditWriter; the pipeline is otherwise the real one.
  */
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
@@ -34,8 +37,10 @@ import { offsetClock } from "../src/domain/clock.ts";
 import { ALL_BUT_SENSITIVE } from "../src/domain/scopes.ts";
 import { noopMetering } from "../src/http/middleware/metering.ts";
 import { createLogger } from "../src/logger.ts";
+import { BatchedAuditWriter } from "../src/services/audit/audit-writer.ts";
 import type { ServiceContext } from "../src/services/context.ts";
 import { seedDemo } from "../src/services/demo/seed-demo.ts";
+import { listInvoices } from "../src/services/invoices/list-invoices.ts";
 import { authenticateKey } from "../src/services/keys/authenticate-key.ts";
 import { createApiKey } from "../src/services/keys/create-api-key.ts";
 import { resolveTargetOrg } from "../src/services/keys/resolve-target-org.ts";
@@ -159,12 +164,15 @@ async function benchDriver(driver: string) {
       scopes: key.scopes,
     });
     const config = loadConfig({ ...process.env, DATABASE_URL: undefined, LOG_LEVEL: "silent" });
+    // The production audit path (batched commits, as bench/run.ts and the server use).
+    const auditWriter = new BatchedAuditWriter(database.db);
     const app = createApp({
       config,
       database,
       clock,
       logger: createLogger("silent"),
       metering: noopMetering,
+      auditWriter,
     });
     const real = async (path: string) => {
       const res = await app.request(path, { headers });
@@ -172,6 +180,14 @@ async function benchDriver(driver: string) {
       if (res.status !== 200) throw new Error(`${path}: ${res.status} ${text.slice(0, 200)}`);
       return text;
     };
+    /** The real endpoint to the response's bytes (what a server writes to the socket). */
+    const realBytes = async (path: string) => {
+      const res = await app.request(path, { headers });
+      if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
+      return res.arrayBuffer();
+    };
+    /** Serialization as a server does it: JSON text, then its UTF-8 bytes. */
+    const bytes = (value: unknown) => Buffer.from(JSON.stringify(value));
     console.log(`\n== ${driver}: organisation ${orgId}`);
 
     if (MODES.includes("memory")) {
@@ -207,7 +223,7 @@ async function benchDriver(driver: string) {
         from cash_items where org_id = ${orgId} and source = 'LEDGER_INVOICE'
         order by cash_items.document_date desc, cash_items.id desc limit 5000`;
       const bareRows = async () => rowsOf(await db.execute(rowsSql));
-      const bareAuto = async () => JSON.stringify({ invoices: await bareRows() });
+      const bareAuto = async () => bytes({ invoices: await bareRows() });
       const bareAutoLines = async () => {
         const rows = await bareRows();
         const ids = rows.map((r) => r.id as string);
@@ -225,19 +241,50 @@ async function benchDriver(driver: string) {
           if (list) list.push(l);
           else byItem.set(l.cash_item_id as string, [l]);
         }
-        return JSON.stringify({
+        return bytes({
           invoices: rows.map((r) => ({ ...r, lines: byItem.get(r.id as string) ?? [] })),
         });
       };
       const bareTotals = async () =>
-        JSON.stringify(
+        bytes(
           rowsOf(
             await db.execute(sql`select ledger_status, currency, count(*)::int as count,
                 sum(amount)::text as amount from cash_items
               where org_id = ${orgId} and source = 'LEDGER_INVOICE' group by 1, 2`),
           ),
         );
-      const cases: [string, string, () => Promise<string>][] = [
+      // For context: the bare page with the exact count the spec requires (totalCount), run in
+      // parallel as the endpoint does.
+      const bareCount = async () => {
+        const [rows, count] = await Promise.all([
+          bareRows(),
+          db.execute(sql`select count(*)::int as n from cash_items
+            where org_id = ${orgId} and source = 'LEDGER_INVOICE'`),
+        ]);
+        return bytes({ invoices: rows, totalCount: rowsOf(count)[0]?.n });
+      };
+      const small = await interleaved({
+        real: () => realBytes("/api/agent/invoices?limit=1"),
+        service: () =>
+          listInvoices({
+            ctx: ctxFor(),
+            input: { limit: 1, lines: false, autoPaginate: false, totals: false },
+          }),
+      });
+      console.log(
+        `latency pipeline floor (limit=1): real p50 ${fmt(small.real?.p50 ?? 0)} ms, service ` +
+          `alone p50 ${fmt(small.service?.p50 ?? 0)} ms`,
+      );
+      const withCount = await interleaved({
+        real: () => realBytes("/api/agent/invoices?autoPaginate=true"),
+        bare: bareCount,
+      });
+      console.log(
+        `latency autoPaginate 5,000 vs bare page + exact count: real p50 ` +
+          `${fmt(withCount.real?.p50 ?? 0)} ms, bare p50 ${fmt(withCount.bare?.p50 ?? 0)} ms; ` +
+          `real/bare ${fmt((withCount.real?.p50 ?? 0) / (withCount.bare?.p50 ?? 1), 2)}`,
+      );
+      const cases: [string, string, () => Promise<unknown>][] = [
         ["autoPaginate 5,000", "/api/agent/invoices?autoPaginate=true", bareAuto],
         [
           "autoPaginate 5,000 + lines",
@@ -247,7 +294,7 @@ async function benchDriver(driver: string) {
         ["totals over all invoices", "/api/agent/invoices?totals=true&limit=1", bareTotals],
       ];
       for (const [label, path, bare] of cases) {
-        const t = await interleaved({ real: () => real(path), bare });
+        const t = await interleaved({ real: () => realBytes(path), bare });
         const r = t.real as { p50: number; p90: number };
         const b = t.bare as { p50: number; p90: number };
         console.log(
@@ -298,6 +345,7 @@ async function benchDriver(driver: string) {
         console.log(`  real/baseline ${fmt(rps("real") / rps("baseline"), 2)}`);
       }
     }
+    await auditWriter.flush();
   } finally {
     await database.close();
   }

@@ -182,7 +182,9 @@ async function benchDriver(
         scopes: key.scopes,
       });
       const bare = new Hono();
-      bare.get(endpoint.path, async (c) => c.json(await endpoint.baseline(ctxFor())));
+      bare.get(endpoint.path.split("?")[0] ?? endpoint.path, async (c) =>
+        c.json(await endpoint.baseline(ctxFor())),
+      );
       const realResponse = await app.request(endpoint.path, { headers });
       if (realResponse.status !== 200)
         throw new Error(
