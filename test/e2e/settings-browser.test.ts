@@ -10,7 +10,7 @@ import { apiKeys } from "../../src/db/schema/index.ts";
 import { createApiKey } from "../../src/services/keys/create-api-key.ts";
 import { TEST_NOW, type TestApp, testApp } from "../helpers/api.ts";
 import { testDriver } from "../helpers/test-db.ts";
-import { FIXTURE_PASSWORD, fixtureUser, type LedgerFixture, webOrg } from "./web-fixtures.ts";
+import { fixtureUser, type LedgerFixture, webOrg } from "./web-fixtures.ts";
 
 /** Debian's Chromium (`apt-get install chromium`); never a downloaded browser. */
 const CHROMIUM = "/usr/bin/chromium";

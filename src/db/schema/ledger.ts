@@ -259,7 +259,11 @@ export const cashItemLines = pgTable(
     discountRate: numeric("discount_rate"),
     discountAmount: money("discount_amount"),
   },
-  (t) => [index("cash_item_lines_org_item_idx").on(t.orgId, t.cashItemId, t.lineNumber)],
+  (t) => [
+    index("cash_item_lines_org_item_idx").on(t.orgId, t.cashItemId, t.lineNumber),
+    // Serves the cascade when a cash item is deleted (the delete does not name the organisation).
+    index("cash_item_lines_item_idx").on(t.cashItemId),
+  ],
 );
 
 export const payments = pgTable(
@@ -369,7 +373,10 @@ export const creditNoteAllocations = pgTable(
     amount: money("amount").notNull(),
     date: day("date"),
   },
-  (t) => [index("credit_note_allocations_org_cn_idx").on(t.orgId, t.creditNoteId)],
+  (t) => [
+    index("credit_note_allocations_org_cn_idx").on(t.orgId, t.creditNoteId),
+    index("credit_note_allocations_cn_idx").on(t.creditNoteId), // the cascade from credit_notes
+  ],
 );
 
 export const creditNoteLines = pgTable(
@@ -391,7 +398,10 @@ export const creditNoteLines = pgTable(
     taxAmount: money("tax_amount"),
     lineAmount: money("line_amount"),
   },
-  (t) => [index("credit_note_lines_org_cn_idx").on(t.orgId, t.creditNoteId, t.lineNumber)],
+  (t) => [
+    index("credit_note_lines_org_cn_idx").on(t.orgId, t.creditNoteId, t.lineNumber),
+    index("credit_note_lines_cn_idx").on(t.creditNoteId), // the cascade from credit_notes
+  ],
 );
 
 export const PURCHASE_ORDER_STATUSES = [
@@ -457,5 +467,8 @@ export const purchaseOrderLines = pgTable(
     taxAmount: money("tax_amount"),
     lineAmount: money("line_amount"),
   },
-  (t) => [index("purchase_order_lines_org_po_idx").on(t.orgId, t.purchaseOrderId, t.lineNumber)],
+  (t) => [
+    index("purchase_order_lines_org_po_idx").on(t.orgId, t.purchaseOrderId, t.lineNumber),
+    index("purchase_order_lines_po_idx").on(t.purchaseOrderId), // the cascade from purchase_orders
+  ],
 );

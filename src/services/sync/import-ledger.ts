@@ -7,6 +7,7 @@ import { newId } from "../../domain/ids.ts";
 import { baselinesAfterImport } from "../baselines/after-import.ts";
 import { NotFoundError } from "../errors.ts";
 import { recomputeAfterImport } from "../forecast/after-import.ts";
+import { analyzeAfterLargeImport } from "./analyze-after-import.ts";
 import { projectLedger, type SyncCounts } from "./project-ledger.ts";
 import { suppressPurchaseOrders } from "./suppress-purchase-orders.ts";
 
@@ -134,6 +135,7 @@ export async function importLedger(db: Db, input: ImportLedgerInput): Promise<Sy
     }
     throw new LedgerImportError({ syncRunId, outcome: "failed", counts, error }, { cause: e });
   }
+  await analyzeAfterLargeImport(db, counts);
   await recomputeAfterImport(db, { orgId, now, syncRunId }); // forecasts follow every import
   await baselinesAfterImport(db, { orgId, now, syncRunId }); // baselines, insights, summaries
   return { syncRunId, outcome: "succeeded", counts };
