@@ -29,7 +29,7 @@ export const ConfigSchema = z.object({
   CASHRUNWAY_LLM_API_KEY: z.string().min(1).optional(),
   /** Whole-exchange timeout of the LLM call; 20,000 when unset. */
   CASHRUNWAY_LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).optional(),
-  /** `off` stops the scheduler (nightly baselines, the 06:00 UTC brief) in this process. */
+  /** `off` stops the scheduler (daily forecasts, nightly baselines, the 06:00 UTC brief) here. */
   CASHRUNWAY_JOBS: z.enum(["on", "off"]).optional(),
 });
 

@@ -9,6 +9,7 @@ import type { Logger } from "../logger.ts";
 import { computeBaselines } from "../services/baselines/compute-baselines.ts";
 import { llmConfigFrom } from "../services/brief/llm-generator.ts";
 import { type LlmCall, runBrief } from "../services/brief/run-brief.ts";
+import { recomputeStaleForecasts } from "../services/forecast/recompute-forecasts.ts";
 import { rowsOf } from "../services/summaries/summary-cache.ts";
 import { claimRun, finishRun } from "./job-runs.ts";
 
@@ -31,6 +32,8 @@ export interface SchedulerDeps {
 }
 
 export interface TickReport {
+  /** `recomputed: false`: the forecast was already current when the claimed run looked. */
+  forecasts: { orgId: string; ok: boolean; recomputed?: boolean; error?: string }[];
   baselines: { orgId: string; ok: boolean; durationMs?: number; error?: string }[];
   briefs: { orgId: string; ok: boolean; created?: boolean; tier?: string; error?: string }[];
 }
@@ -47,6 +50,8 @@ interface OrgRow {
   id: string;
   timezone: string;
   baselineDate: string | null;
+  /** The as-of date (a local date) of the latest BASE forecast snapshot, if any. */
+  forecastAsOf: string | null;
   hasBrief: boolean;
 }
 
@@ -65,6 +70,9 @@ async function activeOrgs(db: Db, utcDate: string, only?: readonly string[]): Pr
   return rowsOf<OrgRow>(
     await db.execute(sql`
       SELECT o.id, o.timezone, ob.as_of_date::text AS "baselineDate",
+             (SELECT max(s.as_of_date)::text FROM forecast_snapshots s
+               JOIN forecast_scenarios sc ON sc.id = s.scenario_id AND sc.kind = 'BASE'
+               WHERE s.org_id = o.id) AS "forecastAsOf",
              EXISTS (SELECT 1 FROM daily_briefs d WHERE d.org_id = o.id AND d.as_of_date = ${utcDate}::date) AS "hasBrief"
       FROM organisations o
       JOIN ledger_connections c ON c.org_id = o.id AND c.last_successful_sync_at IS NOT NULL
@@ -77,24 +85,77 @@ async function activeOrgs(db: Db, utcDate: string, only?: readonly string[]): Pr
 
 /**
  * The scheduler without timers (tests drive `tick`). Each tick, per active organisation:
- * 1. baselines, once per local day of the organisation (the "nightly" run right after its
+ * 1. the forecast, once per local day of the organisation (right after its midnight), when the
+ *    latest BASE snapshot is from an earlier local day: every scenario is recomputed
+ *    (`recomputeStaleForecasts`), so stored snapshots roll forward with the calendar (week 1
+ *    holds today; from a local Monday, week 1 starts on it) without a new import. First, because
+ *    the baselines' insights and the brief read the latest forecast;
+ * 2. baselines, once per local day of the organisation (the "nightly" run right after its
  *    midnight), unless an import already computed them that day;
- * 2. the daily brief, from 06:00 UTC, once per UTC day.
+ * 3. the daily brief, from 06:00 UTC, once per UTC day.
  * Every piece of work is claimed in job_runs first (unique (job, run_key)), so with several
- * instances each runs once; the brief's (org, date) unique key backs that up.
+ * instances each runs once; the brief's (org, date) unique key backs that up. A failure is
+ * recorded for its organisation and job only (retried after its backoff); the tick goes on.
  */
 export function createScheduler(deps: SchedulerDeps): Scheduler {
   const instanceId = deps.instanceId ?? `${hostname()}:${process.pid}:${randomToken(6)}`;
   const llm = llmConfigFrom(deps.config);
   let current: Promise<TickReport> | null = null;
 
+  /**
+   * The daily forecast of one organisation, claimed as (`forecast`, `<orgId>:<local date>`).
+   * An import or an operator change may have recomputed it since the organisation was listed:
+   * `recomputeStaleForecasts` looks again and then leaves it (`recomputed: false`).
+   */
+  async function runForecast(orgId: string, today: string, now: Date, report: TickReport) {
+    const claim = await claimRun(deps.db, {
+      job: "forecast",
+      runKey: `${orgId}:${today}`,
+      orgId,
+      instance: instanceId,
+      now,
+    });
+    if (!claim) return;
+    const started = performance.now();
+    let error: string | undefined;
+    let recomputed = false;
+    try {
+      const [r] = await recomputeStaleForecasts(deps.db, {
+        now: deps.clock.now(),
+        orgIds: [orgId],
+      });
+      recomputed = r !== undefined;
+      if (r && !r.ok) error = r.error ?? "forecast recompute failed";
+    } catch (e) {
+      error = e instanceof Error ? e.message : String(e);
+    }
+    const durationMs = Math.round(performance.now() - started);
+    await finishRun(deps.db, {
+      claim,
+      instance: instanceId,
+      now: deps.clock.now(),
+      outcome: error === undefined ? "succeeded" : "failed",
+      ...(error === undefined ? { details: { recomputed, durationMs } } : { error }),
+    });
+    if (error !== undefined) {
+      report.forecasts.push({ orgId, ok: false, error });
+      deps.logger.error({ orgId, err: error }, "forecast recompute failed");
+    } else {
+      report.forecasts.push({ orgId, ok: true, recomputed });
+      if (recomputed) deps.logger.info({ orgId, durationMs }, "forecast recomputed");
+    }
+  }
+
   async function runTick(): Promise<TickReport> {
-    const report: TickReport = { baselines: [], briefs: [] };
+    const report: TickReport = { forecasts: [], baselines: [], briefs: [] };
     const now = deps.clock.now();
     const utcDate = now.toISOString().slice(0, 10);
     const briefDue = now.getUTCHours() >= BRIEF_HOUR_UTC;
     for (const org of await activeOrgs(deps.db, utcDate, deps.orgIds)) {
       const today = localDate(now, org.timezone);
+      if (org.forecastAsOf === null || org.forecastAsOf < today) {
+        await runForecast(org.id, today, now, report);
+      }
       if (org.baselineDate === null || org.baselineDate < today) {
         const claim = await claimRun(deps.db, {
           job: "baselines",
@@ -188,7 +249,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   return {
     instanceId,
     tick() {
-      if (current) return current.then(() => ({ baselines: [], briefs: [] }));
+      if (current) return current.then(() => ({ forecasts: [], baselines: [], briefs: [] }));
       current = runTick().finally(() => {
         current = null;
       });

@@ -390,7 +390,7 @@ describe(`scheduler (${testDriver})`, () => {
       ? [openPostgres(process.env.DATABASE_URL, 4), openPostgres(process.env.DATABASE_URL, 4)]
       : [await getTestDatabase(), await getTestDatabase()];
     try {
-      // The next day: baselines (new local day) and the brief are both due.
+      // The next day: the forecast and baselines (new local day) and the brief are all due.
       const next = new Date("2026-03-11T06:01:00.000Z");
       const make = (db: Database, id: string) =>
         createScheduler({
@@ -410,6 +410,9 @@ describe(`scheduler (${testDriver})`, () => {
       const baselines = reports.flatMap((r) => r.baselines);
       expect(briefs.filter((x) => x.created)).toHaveLength(1);
       expect(baselines.filter((x) => x.ok)).toHaveLength(1);
+      expect(reports.flatMap((r) => r.forecasts)).toEqual([
+        { orgId: w.orgId, ok: true, recomputed: true },
+      ]);
       const rows = rowsOf<{ job: string; status: string; n: number }>(
         await w.t.db.execute(sql`
           SELECT job, status, count(*)::int AS n FROM job_runs WHERE org_id = ${w.orgId}
@@ -418,6 +421,7 @@ describe(`scheduler (${testDriver})`, () => {
       expect(rows).toEqual([
         { job: "baselines", status: "succeeded", n: 1 },
         { job: "brief", status: "succeeded", n: 1 },
+        { job: "forecast", status: "succeeded", n: 1 },
       ]);
       const count = rowsOf<{ n: number }>(
         await w.t.db.execute(

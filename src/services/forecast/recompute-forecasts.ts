@@ -187,12 +187,21 @@ async function pruneSnapshots(db: DbOrTx, orgId: string): Promise<void> {
 /**
  * The daily recompute: every organisation with a successful import whose latest BASE snapshot
  * was made on an earlier local day than `now` (or that has none) is recomputed, so week 1 always
- * holds today. Failures are reported per organisation, never thrown.
+ * holds today (and, from a local Monday on, starts on that Monday). `orgIds` limits it to those
+ * organisations (the scheduler passes one at a time). Failures are reported per organisation,
+ * never thrown, so one organisation's failure does not stop the others.
  */
 export async function recomputeStaleForecasts(
   db: Db,
   input: { now: Date; orgIds?: readonly string[] },
 ): Promise<{ orgId: string; ok: boolean; error?: string }[]> {
+  if (input.orgIds && input.orgIds.length === 0) return [];
+  const only = input.orgIds
+    ? sql`AND o.id IN (${sql.join(
+        input.orgIds.map((id) => sql`${id}`),
+        sql`, `,
+      )})`
+    : sql``;
   const rows = (
     (await db.execute(sql`
       SELECT o.id, o.timezone,
@@ -201,14 +210,13 @@ export async function recomputeStaleForecasts(
                WHERE s.org_id = o.id) AS "asOf"
       FROM organisations o
       JOIN ledger_connections c ON c.org_id = o.id AND c.last_successful_sync_at IS NOT NULL
+      WHERE true ${only}
       ORDER BY o.id`)) as unknown as {
       rows: { id: string; timezone: string; asOf: string | null }[];
     }
   ).rows;
-  const only = input.orgIds ? new Set(input.orgIds) : null;
   const out: { orgId: string; ok: boolean; error?: string }[] = [];
   for (const r of rows) {
-    if (only && !only.has(r.id)) continue;
     if (r.asOf !== null && r.asOf >= localDate(input.now, r.timezone)) continue;
     try {
       await recomputeForecasts(db, { orgId: r.id, now: input.now });
