@@ -89,10 +89,14 @@ export interface BankSummaryRow {
 
 const RECEIVING: ReadonlySet<BankTransactionType> = new Set(["RECEIVE", "RECEIVE-TRANSFER"]);
 
+/** A bank line, optionally with its LineItemID drawn elsewhere (see the payroll below). */
+type BankLineInput = LineInput & { id?: string };
+
 /**
- * The banking pass: opening funds, fortnightly payroll (wages account 477), everyday card
- * spending, market-stall cash sales, the director's loan account, quarterly BAS (GST collected
- * minus paid on a cash basis, plus PAYG withheld), and month-end bank fees, savings interest and
+ * The banking pass: opening funds, fortnightly payroll (gross wages on account 477, the PAYG
+ * withheld credited to the PAYG liability 825, the net paid), everyday card spending,
+ * market-stall cash sales, the director's loan account, quarterly BAS (GST collected minus paid
+ * on a cash basis, plus the PAYG withheld, which clears 825), and month-end bank fees, savings interest and
  * sweeps between cheque and savings that keep the cheque account near a working balance. Then
  * the BankSummary report of the last year, consistent with every payment and transaction.
  */
@@ -116,10 +120,10 @@ export async function generateBanking(
     contact: ContactRef | undefined,
     reference: string,
     lat: LineAmountTypes,
-    lines: LineInput[],
+    lines: BankLineInput[],
     status: BankTransactionDoc["status"] = "AUTHORISED",
   ): BankTransactionDoc => {
-    const priced = lines.map((l) => priceLine(ids.uuid(), l, lat));
+    const priced = lines.map(({ id, ...l }) => priceLine(id ?? ids.uuid(), l, lat));
     const totals = totalsOf(priced, lat);
     const t: BankTransactionDoc = {
       id: ids.uuid(),
@@ -220,17 +224,30 @@ export async function generateBanking(
     ),
   );
 
-  // Payroll: net wages out of the cheque account every second Thursday; PAYG to the BAS.
+  // Payroll every second Thursday, booked as a business without a payroll module books it in
+  // the ledger: one spend-money transaction of the net pay whose lines are the gross wages
+  // (expense 477, the sensitive account, first: a bank line's account is its first line's) and
+  // the PAYG withheld as a negative line on the PAYG liability 825, so the liability is accrued
+  // here and cleared by the quarterly BAS below (it never shows a debit balance). The withholding
+  // line's id comes from its own fork so that every other id stays as it was.
+  const withholdingIds = st.root.fork("payroll-withholding");
   for (const r of payRuns) {
-    add(
-      cheque,
-      "SPEND",
-      r.day,
-      contacts.payroll,
-      `Pay run ${isoOf(r.day)}`,
-      "NoTax",
-      one(`Net wages - fortnight ending ${longDate(r.day)}`, r.net, WAGES_ACCOUNT, "BASEXCLUDED"),
-    );
+    add(cheque, "SPEND", r.day, contacts.payroll, `Pay run ${isoOf(r.day)}`, "NoTax", [
+      ...one(
+        `Gross wages - fortnight ending ${longDate(r.day)}`,
+        r.gross,
+        WAGES_ACCOUNT,
+        "BASEXCLUDED",
+      ),
+      {
+        description: "PAYG withheld",
+        qtyH: 100,
+        unit4: -r.payg * 100,
+        account: ACCOUNT_PAYG,
+        taxType: "BASEXCLUDED",
+        id: withholdingIds.uuid(),
+      },
+    ]);
     st.addPayg(r.day, r.payg);
   }
 

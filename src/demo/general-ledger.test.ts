@@ -36,6 +36,7 @@ beforeAll(async () => {
     ["Invoices.json", "Invoices"],
     ["CreditNotes.json", "CreditNotes"],
     ["Accounts.json", "Accounts"],
+    ["BankTransactions.json", "BankTransactions"],
   ] as const) {
     file[key] = JSON.parse(await readFile(join(folder, name), "utf8"))[key];
   }
@@ -57,6 +58,9 @@ function balances(report: Report) {
   return out;
 }
 const headerDate = (r: Report) => r.Rows[0]?.Cells?.[1]?.Value;
+/** A report's date, or a ledger `/Date(ms+0000)/`, as epoch milliseconds. */
+const reportMs = (r: Report) => new Date(`${headerDate(r)} UTC`).getTime();
+const ledgerMs = (d: string) => Number(/\/Date\((-?\d+)/.exec(d)?.[1]);
 
 describe("the demo's balance sheets (Reports/BalanceSheet.json)", () => {
   it("has one single-column report per day a balance changed, ending today", () => {
@@ -118,5 +122,55 @@ describe("the demo's balance sheets (Reports/BalanceSheet.json)", () => {
         .toNumber(),
     ).toBeLessThan(0.05);
     expect(today.has(CURRENT_YEAR_EARNINGS)).toBe(true);
+  });
+
+  it("accrues PAYG withheld on each pay run and clears it with the BAS: never a debit balance", () => {
+    const accounts = file.Accounts ?? [];
+    const paygId = accounts.find((a) => a.Code === "825")?.AccountID;
+    expect(paygId).toBeDefined();
+    const txns = (file.BankTransactions ?? []).filter((t) => t.Status === "AUTHORISED");
+    // Pay runs: the gross wages on the (sensitive) wages account first, the PAYG withheld as a
+    // negative line on the liability, the net pay as the bank total.
+    const payRuns = txns.filter((t) => String(t.Reference).startsWith("Pay run"));
+    expect(payRuns.length).toBeGreaterThanOrEqual(50);
+    for (const t of payRuns) {
+      const [gross, payg] = t.LineItems;
+      expect([t.LineItems.length, gross.AccountCode, payg.AccountCode]).toEqual([2, "477", "825"]);
+      expect(money(String(payg.LineAmount)).isNegative()).toBe(true);
+      expect(money(String(t.Total)).toFixed(2)).toBe(
+        money(String(gross.LineAmount)).plus(String(payg.LineAmount)).toFixed(2),
+      );
+    }
+    // The liability on every report = PAYG withheld − PAYG paid to the tax office by that day.
+    const movements = txns
+      .flatMap((t) =>
+        t.LineItems.filter((l: { AccountCode: string }) => l.AccountCode === "825").map(
+          (l: { LineAmount: number }) => ({
+            ms: ledgerMs(t.Date),
+            credit: money(String(l.LineAmount)).times(t.Type === "SPEND" ? -1 : 1),
+          }),
+        ),
+      )
+      .sort((a, b) => a.ms - b.ms);
+    expect(movements.some((m) => m.credit.isNegative())).toBe(true); // BAS payments happened
+    let owed = money(0);
+    let k = 0;
+    let seen = 0;
+    for (const r of reports) {
+      while (k < movements.length && (movements[k]?.ms ?? 0) <= reportMs(r)) {
+        owed = owed.plus(movements[k]?.credit ?? 0);
+        k += 1;
+      }
+      const row = balances(r).get(paygId ?? "");
+      if (!row) {
+        expect(owed.isZero(), headerDate(r)).toBe(true);
+        continue;
+      }
+      seen += 1;
+      expect(row.section).toBe("Current Liabilities");
+      expect(row.value, headerDate(r)).toBe(owed.toFixed(2));
+      expect(money(row.value).isNegative(), `${headerDate(r)}: ${row.value}`).toBe(false);
+    }
+    expect(seen).toBeGreaterThan(300);
   });
 });

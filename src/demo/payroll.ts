@@ -2,7 +2,10 @@ import { prorate } from "./amounts.ts";
 import { ymdOf } from "./calendar.ts";
 import type { Prng } from "./prng.ts";
 
-/** One fortnightly pay run: net pay leaves the bank; PAYG is withheld for the BAS. */
+/**
+ * One fortnightly pay run: `gross` wages are the expense, `payg` of it is withheld (a liability
+ * until the quarterly BAS pays it to the tax office), `net` = gross − payg leaves the bank.
+ */
 export interface PayRun {
   day: number;
   net: number;
