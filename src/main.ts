@@ -12,6 +12,7 @@ import { startScheduler } from "./jobs/scheduler.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { BatchedAuditWriter } from "./services/audit/audit-writer.ts";
 import { seedDemo } from "./services/demo/seed-demo.ts";
+import { VerifiedKeyCache } from "./services/keys/verified-key-cache.ts";
 import { RedisBurstLimiter } from "./services/metering/redis-burst-limiter.ts";
 import { setDemoOwnerPassword } from "./services/web-auth/set-password.ts";
 
@@ -85,7 +86,10 @@ export async function startServer(
   const metering = createMetering({ db: database.db, logger, burst: redisLimiter });
   // Audit rows are committed in batches off the request path (see BatchedAuditWriter).
   const auditWriter = new BatchedAuditWriter(database.db, { logger });
-  const app = createApp({ config, database, clock, logger, metering, auditWriter });
+  // Verified keys are kept in memory; a revocation reaches every instance within its poll.
+  const keyCache = new VerifiedKeyCache(database.db, { logger });
+  await keyCache.start();
+  const app = createApp({ config, database, clock, logger, metering, auditWriter, keyCache });
   const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST });
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
@@ -108,6 +112,7 @@ export async function startServer(
       logger.info("shutting down");
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await scheduler?.stop();
+      keyCache.stop();
       await auditWriter.close();
       await metering.close();
       await database.close();

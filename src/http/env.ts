@@ -4,6 +4,7 @@ import type { Clock } from "../domain/clock.ts";
 import type { Logger } from "../logger.ts";
 import type { AuditWriter } from "../services/audit/audit-writer.ts";
 import type { AuthenticatedKey, ServiceContext } from "../services/context.ts";
+import type { VerifiedKeyCache } from "../services/keys/verified-key-cache.ts";
 import type { MeterAdmission } from "../services/metering/metering.ts";
 import type { MeteringHook } from "./middleware/metering.ts";
 
@@ -17,6 +18,8 @@ export interface AppDeps {
   metering?: MeteringHook;
   /** Where audit rows go; absent = committed one by one before each response. */
   auditWriter?: AuditWriter;
+  /** Verified keys in memory (the server's default); absent = every request reads its key. */
+  keyCache?: VerifiedKeyCache;
 }
 
 /** Hono's per-request variables. */

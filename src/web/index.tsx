@@ -93,6 +93,7 @@ export function registerWeb(app: Api, deps: AppDeps, opts: WebOptions = {}): voi
     clock: deps.clock,
     logger: deps.logger,
     dashboard: { ...defaultDashboardSources, ...opts.dashboard },
+    keyCache: deps.keyCache,
   };
   const web = new Hono<AppEnv>();
   for (const path of ["/", "/settings", "/settings/*"]) web.use(path, securityHeaders);

@@ -11,6 +11,7 @@ import {
   type CreatedApiKey,
   createApiKey,
 } from "../../src/services/keys/create-api-key.ts";
+import type { VerifiedKeyCache } from "../../src/services/keys/verified-key-cache.ts";
 import { getTestDatabase } from "./test-db.ts";
 
 /** The instant test apps start at, unless a test picks another. */
@@ -35,7 +36,13 @@ export interface TestApp {
  * one, `createMetering(...)`, as the server does by default.
  */
 export async function testApp(
-  opts: { now?: Date; captureLogs?: boolean; metering?: MeteringHook } = {},
+  opts: {
+    now?: Date;
+    captureLogs?: boolean;
+    metering?: MeteringHook;
+    /** The server's verified-key cache (default: none, so every request reads its key). */
+    keyCache?: VerifiedKeyCache;
+  } = {},
 ): Promise<TestApp> {
   const database = await getTestDatabase();
   const clock = fixedClock(opts.now ?? TEST_NOW);
@@ -53,6 +60,7 @@ export async function testApp(
     clock,
     logger,
     metering: opts.metering ?? noopMetering,
+    ...(opts.keyCache ? { keyCache: opts.keyCache } : {}),
   };
   return { app: createApp(deps), deps, db: database.db, clock, logs };
 }

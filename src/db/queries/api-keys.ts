@@ -1,6 +1,6 @@
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { DbOrTx } from "../client.ts";
-import { apiKeys, organisations } from "../schema/index.ts";
+import { apiKeys, authEpoch, organisations } from "../schema/index.ts";
 import { UNNAMED_STATEMENT } from "./prepared.ts";
 import type { ReachableOrgRow } from "./reach.ts";
 
@@ -117,4 +117,13 @@ export async function listApiKeyRows(
     .from(apiKeys)
     .where(filter.orgId ? eq(apiKeys.orgId, filter.orgId) : undefined)
     .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id));
+}
+
+/** The current auth epoch (see `authEpoch`); 0 when the row is missing. */
+export async function readAuthEpoch(db: DbOrTx): Promise<number> {
+  const [row] = await db
+    .select({ epoch: authEpoch.epoch })
+    .from(authEpoch)
+    .where(eq(authEpoch.id, 1));
+  return row?.epoch ?? 0;
 }

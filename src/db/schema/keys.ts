@@ -1,4 +1,5 @@
 import {
+  bigint,
   bigserial,
   boolean,
   index,
@@ -83,3 +84,15 @@ export const auditEvents = pgTable(
     index("audit_events_org_at_idx").on(t.orgId, t.at),
   ],
 );
+
+/**
+ * One row (id 1) whose `epoch` grows whenever something a verified-key cache holds changes: a
+ * key's revocation, scopes or reach, a key's deletion, or the fields of an organisation read with
+ * its keys. Triggers bump it (drizzle/0011_auth_epoch_triggers.sql), so every writer (the server,
+ * the CLI, another instance) invalidates every instance's cache, which polls it
+ * (src/services/keys/verified-key-cache.ts).
+ */
+export const authEpoch = pgTable("auth_epoch", {
+  id: integer("id").primaryKey(),
+  epoch: bigint("epoch", { mode: "number" }).notNull().default(0),
+});

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { Db } from "../../db/client.ts";
 import { authenticateKey } from "../../services/keys/authenticate-key.ts";
+import type { VerifiedKeyCache } from "../../services/keys/verified-key-cache.ts";
 import type { AppEnv } from "../env.ts";
 
 /**
@@ -24,12 +25,12 @@ export function bearerToken(header: string | undefined): string {
  */
 export function authenticate(
   db: Db,
-  opts: { publicPaths: readonly string[] },
+  opts: { publicPaths: readonly string[]; cache?: VerifiedKeyCache | undefined },
 ): MiddlewareHandler<AppEnv> {
   const publicPaths = new Set(opts.publicPaths);
   return async (c, next) => {
     if (publicPaths.has(c.req.path)) return next();
-    const key = await authenticateKey(db, bearerToken(c.req.header("authorization")));
+    const key = await authenticateKey(db, bearerToken(c.req.header("authorization")), opts.cache);
     if (!key) {
       return c.body(UNAUTHORIZED_BODY, 401, {
         "Content-Type": "application/json",

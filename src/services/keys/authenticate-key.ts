@@ -3,24 +3,40 @@ import { findApiKeyForAuth } from "../../db/queries/api-keys.ts";
 import { DUMMY_DIGEST, parseApiKey, secretMatchesDigest } from "../../domain/keys.ts";
 import type { AuthenticatedKey } from "../context.ts";
 import { toAuthenticatedKey } from "./key-views.ts";
+import type { VerifiedKeyCache } from "./verified-key-cache.ts";
 
 /**
  * Verifies a presented key: null for a malformed key or a bad checksum (no database read), an
  * unknown prefix, a wrong secret, a family that does not match the stored key, or a revoked key.
- * The causes are deliberately not told apart. One indexed read by prefix per call and no cache,
- * so a revocation or rotation applies to the next request on every instance.
+ * The causes are deliberately not told apart.
+ *
+ * Without a cache: one indexed read by prefix per call, so a revocation or rotation applies to the
+ * next request on every instance. With a `VerifiedKeyCache` (the server's default): an active key
+ * seen before is verified from memory against its stored digest, and a revocation applies within
+ * the cache's poll interval on every instance (see VerifiedKeyCache).
  */
 export async function authenticateKey(
   db: DbOrTx,
   rawKey: string,
+  cache?: VerifiedKeyCache,
 ): Promise<AuthenticatedKey | null> {
   const parsed = parseApiKey(rawKey);
   if (!parsed) return null;
+  const cached = cache?.get(parsed.prefix);
+  if (cached) {
+    const matches = secretMatchesDigest(parsed.secret, cached.secretDigest);
+    return matches && cached.family === parsed.family ? cached.key : null;
+  }
+  const token = cache?.readToken();
   const found = await findApiKeyForAuth(db, parsed.prefix);
   const row = found?.key;
   // Compare even for an unknown prefix, so both paths do the same work.
   const matches = secretMatchesDigest(parsed.secret, row?.secretDigest ?? DUMMY_DIGEST);
   if (!row || !matches || row.family !== parsed.family || row.revokedAt) return null;
-  const key = toAuthenticatedKey(row);
-  return row.kind === "ORG" && found.ownOrg ? { ...key, ownOrg: found.ownOrg } : key;
+  const base = toAuthenticatedKey(row);
+  const key = row.kind === "ORG" && found.ownOrg ? { ...base, ownOrg: found.ownOrg } : base;
+  if (cache && token !== undefined) {
+    cache.set(parsed.prefix, { key, family: row.family, secretDigest: row.secretDigest }, token);
+  }
+  return key;
 }

@@ -248,6 +248,7 @@ export function registerKeyRoutes(web: Hono<AppEnv>, deps: WebDeps): void {
     const key = await keyForViewer(db, view, c.req.param("prefix"));
     requireManage(key);
     const rotated = await rotateApiKey(db, key.row.prefix, clock.now());
+    deps.keyCache?.clear(); // the old key stops here at once (other instances: within a poll)
     c.get("logger").info(
       { keyPrefix: rotated.prefix, replaced: rotated.replacedPrefix },
       "web key rotated",
@@ -273,6 +274,7 @@ export function registerKeyRoutes(web: Hono<AppEnv>, deps: WebDeps): void {
     const key = await keyForViewer(db, view, c.req.param("prefix"));
     requireManage(key);
     const revoked = await revokeApiKey(db, key.row.prefix, clock.now());
+    deps.keyCache?.clear(); // stops here at once (other instances: within a poll)
     c.get("logger").info({ keyPrefix: revoked.prefix }, "web key revoked");
     return c.redirect(`${key.home}?revoked=${revoked.prefix}`, 303);
   });

@@ -37,7 +37,10 @@ export function registerAgentApi(api: Api, deps: AppDeps): void {
     // The real metering unless the caller brings one (main.ts adds Redis; tests may pass noop).
     metering: deps.metering ?? createMetering({ db, logger: deps.logger }),
   };
-  api.use(`${AGENT_PREFIX}/*`, authenticate(db, { publicPaths: [OPENAPI_PATH] }));
+  api.use(
+    `${AGENT_PREFIX}/*`,
+    authenticate(db, { publicPaths: [OPENAPI_PATH], cache: deps.keyCache }),
+  );
   api.use(`${AGENT_PREFIX}/*`, auditTrail({ db, clock: deps.clock, writer: deps.auditWriter }));
 
   registerOpenApiDocument(api);
