@@ -18,10 +18,13 @@ export function createApp(deps: AppDeps) {
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     c.set("requestId", requestId);
     c.set("logger", deps.logger.child({ requestId }));
+    // Set before any response exists, so every response the context makes (handlers, errors,
+    // not found) carries it. Setting a header after the response exists would make Hono rebuild
+    // the response from its body stream: measured, that cost the agent API a fifth of its
+    // throughput.
     c.header("X-Request-Id", requestId);
     const started = performance.now();
     await next();
-    c.header("X-Request-Id", requestId);
     // The path only, never the query string or headers: nothing secret reaches the log.
     c.get("logger").info(
       {

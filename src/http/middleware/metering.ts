@@ -36,8 +36,10 @@ export function createMetering(opts: MeteringOptions): Metering {
 }
 
 /**
- * The pipeline step that calls the hook around the handler, and adds the admission's headers
- * (`X-Service-*`, `RateLimit`, `RateLimit-Policy`) to a successful response.
+ * The pipeline step that calls the hook around the handler. The admission is kept on the request
+ * (`c.get("metering")`); the route adds its headers (`X-Service-*`, `RateLimit`,
+ * `RateLimit-Policy`) when it builds its successful response (`meteringHeaders`), since adding
+ * headers to a response that already exists makes Hono rebuild it from its body stream.
  */
 export function meter(
   hook: MeteringHook,
@@ -59,9 +61,11 @@ export function meter(
     const admission = (await hook.admit(meteringCtx)) ?? undefined;
     if (admission) c.set("metering", admission);
     await next();
-    if (admission && c.res.status >= 200 && c.res.status < 300) {
-      for (const [name, value] of Object.entries(admission.headers)) c.header(name, value);
-    }
     await hook.settle(meteringCtx, c.res.status, admission);
   };
+}
+
+/** The headers a successful metered response carries: the admission's, if it had one. */
+export function meteringHeaders(admission: MeterAdmission | undefined): Record<string, string> {
+  return admission?.headers ?? {};
 }

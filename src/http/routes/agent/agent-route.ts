@@ -8,7 +8,7 @@ import type { ErrorCode } from "../../../services/errors.ts";
 import type { Api } from "../../api.ts";
 import type { AppEnv } from "../../env.ts";
 import { errorResponses } from "../../errors.ts";
-import { type MeteringHook, meter } from "../../middleware/metering.ts";
+import { type MeteringHook, meter, meteringHeaders } from "../../middleware/metering.ts";
 import { requireScope } from "../../middleware/require-scope.ts";
 import { routeTemplate } from "../../middleware/route-template.ts";
 import { targetOrg } from "../../middleware/target-org.ts";
@@ -236,7 +236,12 @@ export function registerOrgRoute<
         { query, params: flatParams as Parameters<typeof spec.handler>[1]["params"] },
         c,
       );
-      return c.json(addAlerts(result, c.get("metering")) as Record<string, unknown>, 200);
+      const admission = c.get("metering");
+      return c.json(
+        addAlerts(result, admission) as Record<string, unknown>,
+        200,
+        meteringHeaders(admission),
+      );
     });
   }
 }
@@ -292,9 +297,12 @@ export function registerKeyRoute<S extends z.ZodType>(
     const key = c.get("key");
     // authenticate() runs first on every agent path; no key here is a wiring bug.
     if (!key) throw new Error("route handler ran without an authenticated key");
+    const body = await spec.handler(key, c);
+    const admission = c.get("metering");
     return c.json(
-      addAlerts(await spec.handler(key, c), c.get("metering")) as Record<string, unknown>,
+      addAlerts(body, admission) as Record<string, unknown>,
       200,
+      meteringHeaders(admission),
     );
   });
 }
