@@ -121,9 +121,7 @@ function summarise(results: LoadResult[]): Summary {
   };
 }
 
-async function benchDriver(
-  driver: string,
-): Promise<{
+async function benchDriver(driver: string): Promise<{
   rows: Row[];
   keyVerify: Record<"uncached" | "cached", Record<"p50" | "p99" | "max", number>>;
   seededSeconds?: number;
