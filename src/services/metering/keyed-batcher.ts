@@ -40,7 +40,7 @@ export class KeyedBatcher<I, O> {
         if (outputs.length !== batch.length) {
           throw new Error(`batch of ${batch.length} answered ${outputs.length} results`);
         }
-        batch.forEach((p, i) => p.resolve(outputs[i] as O));
+        for (const [i, p] of batch.entries()) p.resolve(outputs[i] as O);
       } catch (err) {
         for (const p of batch) p.reject(err);
       }
