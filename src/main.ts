@@ -100,7 +100,8 @@ export async function startServer(
   const url = `http://${host}:${address.port}`;
   logger.info({ url, database: database.kind, location: database.location }, "listening");
   if (demo) opts.onDemo?.(demo, url);
-  // Nightly baselines and the 06:00 UTC daily brief (src/jobs; CASHRUNWAY_JOBS=off disables).
+  // The daily forecast roll-forward, nightly baselines and the 06:00 UTC daily brief (src/jobs;
+  // CASHRUNWAY_JOBS=off disables).
   const scheduler =
     config.CASHRUNWAY_JOBS !== "off"
       ? startScheduler({ db: database.db, clock, logger, config })
