@@ -6,7 +6,7 @@ export interface BurstToken {
   bucket: string;
   /** The admission instant (ms). */
   at: number;
-  /** Unique per admission (the Redis sorted-set member). */
+  /** The Redis sorted-set member, unique per admission (in process: the instant). */
   member: string;
   /** Which store holds the slot: a release goes to the same one. */
   store: "memory" | "redis";
@@ -67,7 +67,8 @@ export class InProcessBurstLimiter implements BurstLimiter {
       windowMs: this.windowMs,
       remaining: d.remaining,
       resetMs: d.resetMs,
-      token: d.allowed ? { bucket, at, member: burstMember(at), store: "memory" } : null,
+      // The in-process log releases by instant; only Redis needs a unique member.
+      token: d.allowed ? { bucket, at, member: String(at), store: "memory" } : null,
     };
   }
 
