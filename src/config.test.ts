@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "./config.ts";
+import {
+  ConfigError,
+  CURSOR_SECRET_MIN_LENGTH,
+  cursorSecretOf,
+  DEV_CURSOR_SECRET,
+  loadConfig,
+} from "./config.ts";
 
 describe("loadConfig", () => {
   it("applies the documented defaults", () => {
@@ -32,5 +38,46 @@ describe("loadConfig", () => {
     expect(loadConfig({ CASHRUNWAY_NOW: "2026-06-30T09:00:00+10:00" }).CASHRUNWAY_NOW).toBe(
       "2026-06-30T09:00:00+10:00",
     );
+  });
+});
+
+describe("CURSOR_SECRET", () => {
+  const secret = "s3cret-s3cret-s3cret-s3cret-s3cret";
+
+  it("is optional in dev, where the public default seals cursors", () => {
+    expect(loadConfig({}).CURSOR_SECRET).toBeUndefined();
+    expect(cursorSecretOf(loadConfig({}))).toBe(DEV_CURSOR_SECRET);
+    expect(cursorSecretOf(loadConfig({ CURSOR_SECRET: secret }))).toBe(secret);
+  });
+
+  it("is required in prod, and the dev default is refused there", () => {
+    expect(() => loadConfig({ CASHRUNWAY_ENV: "prod" })).toThrow(
+      /CURSOR_SECRET="": required when CASHRUNWAY_ENV=prod/,
+    );
+    expect(() => loadConfig({ CASHRUNWAY_ENV: "prod", CURSOR_SECRET: DEV_CURSOR_SECRET })).toThrow(
+      /CURSOR_SECRET=.*public development default/,
+    );
+    const prod = loadConfig({ CASHRUNWAY_ENV: "prod", CURSOR_SECRET: secret });
+    expect(cursorSecretOf(prod)).toBe(secret);
+  });
+
+  it(`needs ${CURSOR_SECRET_MIN_LENGTH} characters, and a message never shows the value`, () => {
+    const short = "x".repeat(CURSOR_SECRET_MIN_LENGTH - 1);
+    for (const env of ["dev", "prod"]) {
+      let message = "";
+      try {
+        loadConfig({ CASHRUNWAY_ENV: env, CURSOR_SECRET: short });
+      } catch (e) {
+        expect(e).toBeInstanceOf(ConfigError);
+        message = (e as Error).message;
+      }
+      expect(message).toContain(
+        `CURSOR_SECRET=<${short.length} characters, not shown>: must be at least 32 characters`,
+      );
+      expect(message).not.toContain(short);
+    }
+    expect(
+      loadConfig({ CURSOR_SECRET: "x".repeat(CURSOR_SECRET_MIN_LENGTH) }).CURSOR_SECRET,
+    ).toHaveLength(CURSOR_SECRET_MIN_LENGTH);
   });
 });

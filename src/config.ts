@@ -1,10 +1,21 @@
 import { z } from "zod";
 
+/** The shortest CURSOR_SECRET accepted: 32 characters, as many bytes as the AES key. */
+export const CURSOR_SECRET_MIN_LENGTH = 32;
+
 /**
- * The whole runtime configuration, parsed once from the environment at start-up and passed down.
- * A bad value stops start-up with a message naming the variable (see `loadConfig`).
+ * The cursor secret of a dev process without CURSOR_SECRET: fixed and public (it is in this
+ * file), so that tests, the demo and every dev instance open each other's cursors, and cursors
+ * survive restarts. It is the secret cursors were sealed with before CURSOR_SECRET existed, so
+ * those keep opening in dev. Refused in prod, where CURSOR_SECRET is required.
  */
-export const ConfigSchema = z.object({
+export const DEV_CURSOR_SECRET = "cashrunway agent api list cursors";
+
+/** Variables whose values never appear in a message (a bad value is described, not shown). */
+const SECRET_VARIABLES: ReadonlySet<string> = new Set(["CURSOR_SECRET", "CASHRUNWAY_LLM_API_KEY"]);
+
+/** Each variable's own rule (see `ConfigSchema` for the rules across variables). */
+const ConfigFields = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default("127.0.0.1"),
   /** Real PostgreSQL when set; otherwise an embedded PGlite database in DATA_DIR. */
@@ -31,6 +42,37 @@ export const ConfigSchema = z.object({
   CASHRUNWAY_LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).optional(),
   /** `off` stops the scheduler (daily forecasts, nightly baselines, the 06:00 UTC brief) here. */
   CASHRUNWAY_JOBS: z.enum(["on", "off"]).optional(),
+  /**
+   * Seals the agent API's list cursors (their AES-256-GCM key is derived from it). Required in
+   * prod; every instance must share it, and changing it voids every cursor in flight (400
+   * `invalid_cursor`). Unset in dev: `DEV_CURSOR_SECRET`. Never shown in messages or logs.
+   */
+  CURSOR_SECRET: z
+    .string()
+    .min(CURSOR_SECRET_MIN_LENGTH, `must be at least ${CURSOR_SECRET_MIN_LENGTH} characters`)
+    .optional(),
+});
+
+/**
+ * The whole runtime configuration, parsed once from the environment at start-up and passed down.
+ * A bad value stops start-up with a message naming the variable (see `loadConfig`). Rules across
+ * variables: CASHRUNWAY_ENV=prod requires a CURSOR_SECRET of its own.
+ */
+export const ConfigSchema = ConfigFields.superRefine((config, issues) => {
+  if (config.CASHRUNWAY_ENV !== "prod") return;
+  if (config.CURSOR_SECRET === undefined) {
+    issues.addIssue({
+      code: "custom",
+      path: ["CURSOR_SECRET"],
+      message: `required when CASHRUNWAY_ENV=prod (at least ${CURSOR_SECRET_MIN_LENGTH} characters)`,
+    });
+  } else if (config.CURSOR_SECRET === DEV_CURSOR_SECRET) {
+    issues.addIssue({
+      code: "custom",
+      path: ["CURSOR_SECRET"],
+      message: "must not be the public development default when CASHRUNWAY_ENV=prod",
+    });
+  }
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -46,11 +88,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const parsed = ConfigSchema.safeParse(input);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map(
-      (issue) =>
-        `  ${issue.path.join(".")}=${JSON.stringify(input[String(issue.path[0])] ?? "")}: ${issue.message}`,
-    );
+    const lines = parsed.error.issues.map((issue) => {
+      const name = String(issue.path[0]);
+      const value = input[name] ?? "";
+      const shown =
+        SECRET_VARIABLES.has(name) && value !== ""
+          ? `<${value.length} characters, not shown>`
+          : JSON.stringify(value);
+      return `  ${issue.path.join(".")}=${shown}: ${issue.message}`;
+    });
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
   return parsed.data;
+}
+
+/** The secret that seals this deployment's list cursors: CURSOR_SECRET, else (dev) the default. */
+export function cursorSecretOf(config: Pick<Config, "CURSOR_SECRET">): string {
+  return config.CURSOR_SECRET ?? DEV_CURSOR_SECRET;
 }
