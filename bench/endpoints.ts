@@ -1,3 +1,4 @@
+import { cursorSecretOf } from "../src/config.ts";
 import { getAccountBalances } from "../src/services/account-balances/get-account-balances.ts";
 import { listBankAccounts } from "../src/services/bank-accounts/list-bank-accounts.ts";
 import { getCashPosition } from "../src/services/cash-position/get-cash-position.ts";
@@ -8,12 +9,17 @@ import { listCreditNotes } from "../src/services/credit-notes/list-credit-notes.
 import { getDailySummary } from "../src/services/daily-summary/get-daily-summary.ts";
 import { getForecast } from "../src/services/forecast/get-forecast.ts";
 import { listBills, listInvoices } from "../src/services/invoices/list-invoices.ts";
+import { listPaging } from "../src/services/invoices/paging.ts";
 import { listPurchaseOrders } from "../src/services/purchase-orders/list-purchase-orders.ts";
 import { getContactsSummary } from "../src/services/summaries/contacts-summary.ts";
 import { getExpensesSummary, getRevenueSummary } from "../src/services/summaries/ledger-summary.ts";
 
 /** The list input the routes would pass for these query strings (documents issue). */
 const documents = { limit: 50, lines: false, autoPaginate: false, totals: false };
+/** The lists' paging, as the routes make it (the dev cursor secret unless CURSOR_SECRET is set). */
+const paging = listPaging(
+  cursorSecretOf({ CURSOR_SECRET: process.env.CURSOR_SECRET || undefined }),
+);
 
 /** An endpoint under benchmark: its path, and the bare service call its baseline serves. */
 export interface BenchEndpoint {
@@ -75,38 +81,48 @@ export const ENDPOINTS: BenchEndpoint[] = [
   {
     name: "invoices-page-paid",
     path: "/api/agent/invoices?status=PAID&limit=200",
-    baseline: (ctx) => listInvoices({ ctx, input: { ...documents, status: "PAID", limit: 200 } }),
+    baseline: (ctx) =>
+      listInvoices({
+        ctx,
+        input: { ...documents, status: "PAID", limit: 200 },
+        paging,
+      }),
   },
   {
     name: "invoices-auto",
     path: "/api/agent/invoices?autoPaginate=true",
-    baseline: (ctx) => listInvoices({ ctx, input: { ...documents, autoPaginate: true } }),
+    baseline: (ctx) => listInvoices({ ctx, input: { ...documents, autoPaginate: true }, paging }),
   },
   {
     name: "invoices-auto-lines",
     path: "/api/agent/invoices?autoPaginate=true&lines=true",
     baseline: (ctx) =>
-      listInvoices({ ctx, input: { ...documents, autoPaginate: true, lines: true } }),
+      listInvoices({
+        ctx,
+        input: { ...documents, autoPaginate: true, lines: true },
+        paging,
+      }),
   },
   {
     name: "invoices-totals",
     path: "/api/agent/invoices?totals=true&limit=1",
-    baseline: (ctx) => listInvoices({ ctx, input: { ...documents, totals: true, limit: 1 } }),
+    baseline: (ctx) =>
+      listInvoices({ ctx, input: { ...documents, totals: true, limit: 1 }, paging }),
   },
   {
     name: "bills-page",
     path: "/api/agent/bills?limit=200&lines=true",
-    baseline: (ctx) => listBills({ ctx, input: { ...documents, limit: 200, lines: true } }),
+    baseline: (ctx) => listBills({ ctx, input: { ...documents, limit: 200, lines: true }, paging }),
   },
   {
     name: "credit-notes-page",
     path: "/api/agent/credit-notes?limit=200",
-    baseline: (ctx) => listCreditNotes({ ctx, input: { ...documents, limit: 200 } }),
+    baseline: (ctx) => listCreditNotes({ ctx, input: { ...documents, limit: 200 }, paging }),
   },
   {
     name: "purchase-orders-page",
     path: "/api/agent/purchase-orders?limit=200",
-    baseline: (ctx) => listPurchaseOrders({ ctx, input: { ...documents, limit: 200 } }),
+    baseline: (ctx) => listPurchaseOrders({ ctx, input: { ...documents, limit: 200 }, paging }),
   },
   {
     name: "contacts-revenue",
@@ -115,6 +131,7 @@ export const ENDPOINTS: BenchEndpoint[] = [
       listContacts({
         ctx,
         input: { ...documents, limit: 200, type: "both", sort: "revenue_desc" },
+        paging,
       }),
   },
 ];

@@ -45,8 +45,11 @@ const TAG_BYTES = 16;
 /** Longer than any cursor we issue; anything longer is refused before decoding. */
 export const MAX_CURSOR_LENGTH = 1024;
 
+/** The 32-byte AES key that seals and opens cursors (`cursorKey()`). */
+export type CursorKey = Buffer;
+
 /** The 32-byte AES key for a secret (any string; hashed so that its length does not matter). */
-export function cursorKey(secret: string): Buffer {
+export function cursorKey(secret: string): CursorKey {
   return createHash("sha256").update(`cashrunway/cursor/v${VERSION}\0${secret}`).digest();
 }
 

@@ -11,7 +11,15 @@ import {
 import { TOTALS_CAP } from "../../domain/pagination/params.ts";
 import { getContactBaselines } from "../baselines/get-contact-baselines.ts";
 import { canSeeSensitive, requireScope, type ServiceContext } from "../context.ts";
-import { bindCursor, cutListPage, planListPage } from "../invoices/paging.ts";
+import {
+  bindCursor,
+  type Counted,
+  type ListFields,
+  type ListPaging,
+  listBody,
+  loadListPage,
+  planListPage,
+} from "../invoices/paging.ts";
 
 export type { ContactSort, ContactType } from "../../db/queries/contacts.ts";
 
@@ -44,15 +52,7 @@ export interface ContactsTotals {
   grandTotal: { count: number };
 }
 
-export interface ContactsPage {
-  contacts: ContactSummary[];
-  nextCursor: string | null;
-  totalCount: number;
-  redactedItemCount: number;
-  truncated?: true;
-  totals?: ContactsTotals;
-  totalsTruncated?: true;
-}
+export type ContactsPage = { contacts: ContactSummary[] } & ListFields<ContactsTotals>;
 
 function toSummary(row: ContactRow): ContactSummary {
   return {
@@ -82,25 +82,30 @@ function toSummary(row: ContactRow): ContactSummary {
 export async function listContacts({
   ctx,
   input,
+  paging,
 }: {
   ctx: ServiceContext;
   input: ListContactsInput;
+  /** The deployment's cursor key and list sizes (routes make it once: `listPaging`). */
+  paging: ListPaging;
 }): Promise<ContactsPage> {
   requireScope(ctx, "READ_CONTACTS");
   const filter: ContactFilter = { orgId: ctx.org.id, type: input.type };
   // Each sort is its own list: a cursor of one sort is refused by another.
   const binding = bindCursor(`contacts:${input.sort}`, ctx.org.id, { type: input.type });
-  const plan = planListPage(input, binding);
-  const [fetched, counted] = await Promise.all([
-    listContactPage(ctx.db, filter, {
-      sort: input.sort,
-      baseCurrency: ctx.org.baseCurrency,
-      after: plan.after,
-      limit: plan.fetchLimit,
-    }),
-    countWithTotals(ctx, filter, input.totals),
-  ]);
-  const page = cutListPage(fetched, input, (r) => ({ key: r.sortKey, id: r.id }), binding);
+  const plan = planListPage(input, binding, paging.cursorKey);
+  const { page, counted } = await loadListPage(input, plan, binding, paging, {
+    page: (after, limit) =>
+      listContactPage(ctx.db, filter, {
+        sort: input.sort,
+        baseCurrency: ctx.org.baseCurrency,
+        after,
+        limit,
+      }),
+    position: (r) => ({ key: r.sortKey, id: r.id }),
+    count: () => countContacts(ctx.db, filter),
+    countWithTotals: () => countWithTypeTotals(ctx, filter),
+  });
   const seeSensitive = canSeeSensitive(ctx);
   let redactedItemCount = 0;
   const out: ContactSummary[] = [];
@@ -115,24 +120,14 @@ export async function listContacts({
     out.map((c) => c.id),
   );
   for (const c of out) c.ltv = baselines.get(c.id)?.ltv ?? null;
-  return {
-    contacts: out,
-    nextCursor: page.nextCursor,
-    totalCount: counted.totalCount,
-    redactedItemCount,
-    ...(page.truncated ? { truncated: true as const } : {}),
-    ...(counted.totals ? { totals: counted.totals } : {}),
-    ...(counted.totalsTruncated ? { totalsTruncated: true as const } : {}),
-  };
+  return listBody("contacts", out, page, await counted, redactedItemCount);
 }
 
-/** As `countAndTotals` for documents: one aggregate gives the counts by type and the total. */
-async function countWithTotals(
+/** As `countWithStatusTotals` for documents: one aggregate gives the counts by type and the total. */
+async function countWithTypeTotals(
   ctx: ServiceContext,
   filter: ContactFilter,
-  totals: boolean,
-): Promise<{ totalCount: number; totals?: ContactsTotals; totalsTruncated?: true }> {
-  if (!totals) return { totalCount: await countContacts(ctx.db, filter) };
+): Promise<Counted<ContactsTotals>> {
   const byType = await countContactsByType(ctx.db, filter);
   const n = byType.customer + byType.supplier + byType.both + byType.neither;
   if (n > TOTALS_CAP) return { totalCount: n, totalsTruncated: true };

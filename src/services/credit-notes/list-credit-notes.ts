@@ -13,10 +13,13 @@ import { requireScope, type ServiceContext } from "../context.ts";
 import { InvalidParameterError } from "../errors.ts";
 import {
   bindCursor,
-  countAndTotals,
-  cutListPage,
+  countWithStatusTotals,
   hiddenContacts,
   isHidden,
+  type ListFields,
+  type ListPaging,
+  listBody,
+  loadListPage,
   planListPage,
 } from "../invoices/paging.ts";
 
@@ -50,15 +53,7 @@ export interface CreditNote {
   currency: string;
 }
 
-export interface CreditNotesPage {
-  creditNotes: CreditNote[];
-  nextCursor: string | null;
-  totalCount: number;
-  redactedItemCount: number;
-  truncated?: true;
-  totals?: StatusTotals;
-  totalsTruncated?: true;
-}
+export type CreditNotesPage = { creditNotes: CreditNote[] } & ListFields<StatusTotals>;
 
 /** The API row, keys in the spec's order. */
 export function toCreditNote(row: CreditNoteRow): CreditNote {
@@ -88,9 +83,12 @@ export function toCreditNote(row: CreditNoteRow): CreditNote {
 export async function listCreditNotes({
   ctx,
   input,
+  paging,
 }: {
   ctx: ServiceContext;
   input: ListCreditNotesInput;
+  /** The deployment's cursor key and list sizes (routes make it once: `listPaging`). */
+  paging: ListPaging;
 }): Promise<CreditNotesPage> {
   requireScope(ctx, "READ_INVOICES");
   if (input.dateFrom && input.dateTo && input.dateFrom > input.dateTo) {
@@ -110,31 +108,22 @@ export async function listCreditNotes({
     dateFrom: input.dateFrom ?? null,
     dateTo: input.dateTo ?? null,
   });
-  const plan = planListPage(input, binding);
-  const [fetched, counted, hidden] = await Promise.all([
-    listCreditNotePage(ctx.db, filter, { after: plan.after, limit: plan.fetchLimit }),
-    countAndTotals(
-      input.totals,
-      LEDGER_STATUSES,
-      () => countCreditNotes(ctx.db, filter),
-      () => sumCreditNotes(ctx.db, filter),
-    ),
+  const plan = planListPage(input, binding, paging.cursorKey);
+  const [{ page, counted }, hidden] = await Promise.all([
+    loadListPage(input, plan, binding, paging, {
+      page: (after, limit) => listCreditNotePage(ctx.db, filter, { after, limit }),
+      position: (r) => ({ key: r.issueDate, id: r.id }),
+      count: () => countCreditNotes(ctx.db, filter),
+      countWithTotals: () =>
+        countWithStatusTotals(LEDGER_STATUSES, () => sumCreditNotes(ctx.db, filter)),
+    }),
     hiddenContacts(ctx),
   ]);
-  const page = cutListPage(fetched, input, (r) => ({ key: r.issueDate, id: r.id }), binding);
   let redactedItemCount = 0;
   const creditNotes: CreditNote[] = [];
   for (const row of page.rows) {
     if (isHidden(hidden, row.contactExternalId)) redactedItemCount += 1;
     else creditNotes.push(toCreditNote(row));
   }
-  return {
-    creditNotes,
-    nextCursor: page.nextCursor,
-    totalCount: counted.totalCount,
-    redactedItemCount,
-    ...(page.truncated ? { truncated: true as const } : {}),
-    ...(counted.totals ? { totals: counted.totals } : {}),
-    ...(counted.totalsTruncated ? { totalsTruncated: true as const } : {}),
-  };
+  return listBody("creditNotes", creditNotes, page, await counted, redactedItemCount);
 }

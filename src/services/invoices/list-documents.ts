@@ -22,7 +22,16 @@ import { parseStatusFilter } from "../../domain/pagination/params.ts";
 import type { StatusTotals } from "../../domain/pagination/totals.ts";
 import { canSeeSensitive, type ServiceContext } from "../context.ts";
 import { InvalidParameterError } from "../errors.ts";
-import { bindCursor, countAndTotals, cutListPage, isHidden, planListPage } from "./paging.ts";
+import {
+  bindCursor,
+  countWithStatusTotals,
+  isHidden,
+  type ListFields,
+  type ListPaging,
+  listBody,
+  loadListPage,
+  planListPage,
+} from "./paging.ts";
 
 /** The query of GET /api/agent/invoices and /bills, validated by the route. */
 export interface ListDocumentsInput {
@@ -77,21 +86,18 @@ export interface Invoice {
   lines?: InvoiceLine[];
 }
 
-/** What both lists answer; the routes name the array `invoices` or `bills`. */
-export interface DocumentPage {
-  rows: Invoice[];
-  nextCursor: string | null;
-  totalCount: number;
-  redactedItemCount: number;
-  truncated?: true;
-  totals?: StatusTotals;
-  totalsTruncated?: true;
-}
+/** The two document lists: each is the name of its array and of its cursors' binding. */
+export type DocumentList = "invoices" | "bills";
 
-/** The cursor binding's resource name of each list. */
-const RESOURCE: Record<DocumentSource, string> = {
-  LEDGER_INVOICE: "invoices",
-  LEDGER_BILL: "bills",
+/** What the lists answer: the array (`invoices` or `bills`), then the list fields. */
+export type DocumentPage<K extends DocumentList> = {
+  [P in K]: Invoice[];
+} & ListFields<StatusTotals>;
+
+/** The cash-item source of each list. */
+const SOURCE: Record<DocumentList, DocumentSource> = {
+  invoices: "LEDGER_INVOICE",
+  bills: "LEDGER_BILL",
 };
 
 /**
@@ -107,15 +113,17 @@ const RESOURCE: Record<DocumentSource, string> = {
  *
  * @throws ServiceError `invalid_cursor`, `invalid_parameter` (dateFrom after dateTo).
  */
-export async function listLedgerDocuments(
+export async function listLedgerDocuments<K extends DocumentList>(
   ctx: ServiceContext,
-  source: DocumentSource,
+  list: K,
   input: ListDocumentsInput,
-): Promise<DocumentPage> {
+  paging: ListPaging,
+): Promise<DocumentPage<K>> {
   if (input.dateFrom && input.dateTo && input.dateFrom > input.dateTo) {
     throw new InvalidParameterError("dateFrom", "dateFrom must not be after dateTo.");
   }
   const orgId = ctx.org.id;
+  const source = SOURCE[list];
   const statuses = parseStatusFilter(input.status, LEDGER_STATUSES);
   const filter: CashDocumentFilter = {
     orgId,
@@ -125,22 +133,22 @@ export async function listLedgerDocuments(
     dateFrom: input.dateFrom,
     dateTo: input.dateTo,
   };
-  const binding = bindCursor(RESOURCE[source], orgId, {
+  const binding = bindCursor(list, orgId, {
     status: statuses,
     contactId: input.contactId ?? null,
     dateFrom: input.dateFrom ?? null,
     dateTo: input.dateTo ?? null,
   });
-  const plan = planListPage(input, binding);
+  const plan = planListPage(input, binding, paging.cursorKey);
   const seeSensitive = canSeeSensitive(ctx);
-  const [fetched, counted, gating] = await Promise.all([
-    listCashDocumentPage(ctx.db, filter, { after: plan.after, limit: plan.fetchLimit }),
-    countAndTotals(
-      input.totals,
-      LEDGER_STATUSES,
-      () => countCashDocuments(ctx.db, filter),
-      () => sumCashDocuments(ctx.db, filter),
-    ),
+  const [{ page, counted }, gating] = await Promise.all([
+    loadListPage(input, plan, binding, paging, {
+      page: (after, limit) => listCashDocumentPage(ctx.db, filter, { after, limit }),
+      position: (row) => ({ key: row.documentDate, id: row.id }),
+      count: () => countCashDocuments(ctx.db, filter),
+      countWithTotals: () =>
+        countWithStatusTotals(LEDGER_STATUSES, () => sumCashDocuments(ctx.db, filter)),
+    }),
     // Lines need every account's name; otherwise only sensitive codes matter (to mask
     // `category`), and nothing at all for a READ_SENSITIVE key.
     listGatingRows(ctx.db, orgId, {
@@ -149,12 +157,6 @@ export async function listLedgerDocuments(
     }),
   ]);
   const hidden = new Set(gating.sensitiveContacts);
-  const page = cutListPage(
-    fetched,
-    input,
-    (row) => ({ key: row.documentDate, id: row.id }),
-    binding,
-  );
   const accounts = indexAccountLabels(gating.accounts);
 
   // Rows of sensitive contacts go first, so their lines are never read.
@@ -191,15 +193,7 @@ export async function listLedgerDocuments(
     rows.push(toInvoice(row, lines, seeSensitive ? undefined : accounts));
   }
 
-  return {
-    rows,
-    nextCursor: page.nextCursor,
-    totalCount: counted.totalCount,
-    redactedItemCount,
-    ...(page.truncated ? { truncated: true as const } : {}),
-    ...(counted.totals ? { totals: counted.totals } : {}),
-    ...(counted.totalsTruncated ? { totalsTruncated: true as const } : {}),
-  };
+  return listBody(list, rows, page, await counted, redactedItemCount);
 }
 
 function groupLines(lines: CashDocumentLineRow[]): Map<string, CashDocumentLineRow[]> {

@@ -15,10 +15,13 @@ import { requireScope, type ServiceContext } from "../context.ts";
 import { InvalidParameterError } from "../errors.ts";
 import {
   bindCursor,
-  countAndTotals,
-  cutListPage,
+  countWithStatusTotals,
   hiddenContacts,
   isHidden,
+  type ListFields,
+  type ListPaging,
+  listBody,
+  loadListPage,
   planListPage,
 } from "../invoices/paging.ts";
 
@@ -56,15 +59,7 @@ export interface PurchaseOrder {
   suppressedReason: SuppressedReason | null;
 }
 
-export interface PurchaseOrdersPage {
-  purchaseOrders: PurchaseOrder[];
-  nextCursor: string | null;
-  totalCount: number;
-  redactedItemCount: number;
-  truncated?: true;
-  totals?: StatusTotals;
-  totalsTruncated?: true;
-}
+export type PurchaseOrdersPage = { purchaseOrders: PurchaseOrder[] } & ListFields<StatusTotals>;
 
 /** The API row, keys in the spec's order. */
 export function toPurchaseOrder(row: PurchaseOrderRow): PurchaseOrder {
@@ -97,9 +92,12 @@ export function toPurchaseOrder(row: PurchaseOrderRow): PurchaseOrder {
 export async function listPurchaseOrders({
   ctx,
   input,
+  paging,
 }: {
   ctx: ServiceContext;
   input: ListPurchaseOrdersInput;
+  /** The deployment's cursor key and list sizes (routes make it once: `listPaging`). */
+  paging: ListPaging;
 }): Promise<PurchaseOrdersPage> {
   requireScope(ctx, "READ_PURCHASE_ORDERS");
   if (input.dateFrom && input.dateTo && input.dateFrom > input.dateTo) {
@@ -119,31 +117,22 @@ export async function listPurchaseOrders({
     dateFrom: input.dateFrom ?? null,
     dateTo: input.dateTo ?? null,
   });
-  const plan = planListPage(input, binding);
-  const [fetched, counted, hidden] = await Promise.all([
-    listPurchaseOrderPage(ctx.db, filter, { after: plan.after, limit: plan.fetchLimit }),
-    countAndTotals(
-      input.totals,
-      PURCHASE_ORDER_STATUSES,
-      () => countPurchaseOrders(ctx.db, filter),
-      () => sumPurchaseOrders(ctx.db, filter),
-    ),
+  const plan = planListPage(input, binding, paging.cursorKey);
+  const [{ page, counted }, hidden] = await Promise.all([
+    loadListPage(input, plan, binding, paging, {
+      page: (after, limit) => listPurchaseOrderPage(ctx.db, filter, { after, limit }),
+      position: (r) => ({ key: r.issueDate, id: r.id }),
+      count: () => countPurchaseOrders(ctx.db, filter),
+      countWithTotals: () =>
+        countWithStatusTotals(PURCHASE_ORDER_STATUSES, () => sumPurchaseOrders(ctx.db, filter)),
+    }),
     hiddenContacts(ctx),
   ]);
-  const page = cutListPage(fetched, input, (r) => ({ key: r.issueDate, id: r.id }), binding);
   let redactedItemCount = 0;
   const purchaseOrders: PurchaseOrder[] = [];
   for (const row of page.rows) {
     if (isHidden(hidden, row.contactExternalId)) redactedItemCount += 1;
     else purchaseOrders.push(toPurchaseOrder(row));
   }
-  return {
-    purchaseOrders,
-    nextCursor: page.nextCursor,
-    totalCount: counted.totalCount,
-    redactedItemCount,
-    ...(page.truncated ? { truncated: true as const } : {}),
-    ...(counted.totals ? { totals: counted.totals } : {}),
-    ...(counted.totalsTruncated ? { totalsTruncated: true as const } : {}),
-  };
+  return listBody("purchaseOrders", purchaseOrders, page, await counted, redactedItemCount);
 }

@@ -5,6 +5,7 @@ import type { Clock } from "../../../domain/clock.ts";
 import type { Scope } from "../../../domain/scopes.ts";
 import type { AuthenticatedKey, ServiceContext } from "../../../services/context.ts";
 import type { ErrorCode } from "../../../services/errors.ts";
+import type { ListPaging } from "../../../services/invoices/paging.ts";
 import type { Api } from "../../api.ts";
 import type { AppEnv } from "../../env.ts";
 import { errorResponses } from "../../errors.ts";
@@ -19,6 +20,12 @@ export interface PipelineDeps {
   db: Db;
   clock: Clock;
   metering: MeteringHook;
+}
+
+/** What the list routes need besides: their cursor key and sizes, made once for the app. */
+export interface ListRouteDeps extends PipelineDeps {
+  /** `listPaging(cursorSecretOf(config))` (CURSOR_SECRET; see config.ts). */
+  paging: ListPaging;
 }
 
 export const AGENT_PREFIX = "/api/agent";

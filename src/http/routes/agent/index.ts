@@ -1,10 +1,12 @@
+import { cursorSecretOf } from "../../../config.ts";
+import { listPaging } from "../../../services/invoices/paging.ts";
 import type { Api } from "../../api.ts";
 import type { AppDeps } from "../../env.ts";
 import { auditTrail } from "../../middleware/audit.ts";
 import { authenticate } from "../../middleware/authenticate.ts";
 import { createMetering } from "../../middleware/metering.ts";
 import { registerGetAccountBalances } from "./account-balances/index.ts";
-import { AGENT_PREFIX, OPENAPI_PATH, type PipelineDeps } from "./agent-route.ts";
+import { AGENT_PREFIX, type ListRouteDeps, OPENAPI_PATH } from "./agent-route.ts";
 import { registerListBankAccounts } from "./bank-accounts/index.ts";
 import { registerListBills } from "./bills/index.ts";
 import { registerGetCashPosition } from "./cash-position/index.ts";
@@ -31,11 +33,12 @@ import { registerGetStatus } from "./status/index.ts";
  */
 export function registerAgentApi(api: Api, deps: AppDeps): void {
   const db = deps.database.db;
-  const pipeline: PipelineDeps = {
+  const pipeline: ListRouteDeps = {
     db,
     clock: deps.clock,
     // The real metering unless the caller brings one (main.ts adds Redis; tests may pass noop).
     metering: deps.metering ?? createMetering({ db, logger: deps.logger }),
+    paging: listPaging(cursorSecretOf(deps.config)),
   };
   api.use(
     `${AGENT_PREFIX}/*`,

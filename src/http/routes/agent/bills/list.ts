@@ -1,6 +1,6 @@
 import { listBills } from "../../../../services/invoices/list-invoices.ts";
 import type { Api } from "../../../api.ts";
-import { type PipelineDeps, registerOrgRoute } from "../agent-route.ts";
+import { type ListRouteDeps, registerOrgRoute } from "../agent-route.ts";
 import { DOCUMENT_GATING } from "../invoices/list.ts";
 import {
   BillsResponseSchema,
@@ -9,7 +9,7 @@ import {
 } from "../invoices/schema.ts";
 
 /** `GET /api/agent/bills` and `GET /api/agent/orgs/{orgId}/bills`. */
-export const registerListBills = (api: Api, deps: PipelineDeps) =>
+export const registerListBills = (api: Api, deps: ListRouteDeps) =>
   registerOrgRoute(api, deps, {
     path: "/api/agent/bills",
     operationId: "listBills",
@@ -24,5 +24,5 @@ export const registerListBills = (api: Api, deps: PipelineDeps) =>
     query: ListDocumentsQuerySchema,
     errors: ["invalid_cursor"],
     response: { schema: BillsResponseSchema, description: "A page of bills." },
-    handler: (ctx, { query }) => listBills({ ctx, input: query }),
+    handler: (ctx, { query }) => listBills({ ctx, input: query, paging: deps.paging }),
   });

@@ -1,11 +1,11 @@
 import { listContacts } from "../../../../services/contacts/list-contacts.ts";
 import type { Api } from "../../../api.ts";
-import { type PipelineDeps, registerOrgRoute } from "../agent-route.ts";
+import { type ListRouteDeps, registerOrgRoute } from "../agent-route.ts";
 import { PAGING } from "../invoices/schema.ts";
 import { ContactsListResponseSchema, ListContactsQuerySchema } from "./schema.ts";
 
 /** `GET /api/agent/contacts` and `GET /api/agent/orgs/{orgId}/contacts`. */
-export const registerListContacts = (api: Api, deps: PipelineDeps) =>
+export const registerListContacts = (api: Api, deps: ListRouteDeps) =>
   registerOrgRoute(api, deps, {
     path: "/api/agent/contacts",
     operationId: "listContacts",
@@ -20,5 +20,5 @@ export const registerListContacts = (api: Api, deps: PipelineDeps) =>
     query: ListContactsQuerySchema,
     errors: ["invalid_cursor"],
     response: { schema: ContactsListResponseSchema, description: "A page of contacts." },
-    handler: (ctx, { query }) => listContacts({ ctx, input: query }),
+    handler: (ctx, { query }) => listContacts({ ctx, input: query, paging: deps.paging }),
   });

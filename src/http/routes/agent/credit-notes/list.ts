@@ -1,11 +1,11 @@
 import { listCreditNotes } from "../../../../services/credit-notes/list-credit-notes.ts";
 import type { Api } from "../../../api.ts";
-import { type PipelineDeps, registerOrgRoute } from "../agent-route.ts";
+import { type ListRouteDeps, registerOrgRoute } from "../agent-route.ts";
 import { PAGING } from "../invoices/schema.ts";
 import { CreditNotesResponseSchema, ListCreditNotesQuerySchema } from "./schema.ts";
 
 /** `GET /api/agent/credit-notes` and `GET /api/agent/orgs/{orgId}/credit-notes`. */
-export const registerListCreditNotes = (api: Api, deps: PipelineDeps) =>
+export const registerListCreditNotes = (api: Api, deps: ListRouteDeps) =>
   registerOrgRoute(api, deps, {
     path: "/api/agent/credit-notes",
     operationId: "listCreditNotes",
@@ -23,5 +23,5 @@ export const registerListCreditNotes = (api: Api, deps: PipelineDeps) =>
     query: ListCreditNotesQuerySchema,
     errors: ["invalid_cursor"],
     response: { schema: CreditNotesResponseSchema, description: "A page of credit notes." },
-    handler: (ctx, { query }) => listCreditNotes({ ctx, input: query }),
+    handler: (ctx, { query }) => listCreditNotes({ ctx, input: query, paging: deps.paging }),
   });

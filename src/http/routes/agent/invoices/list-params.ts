@@ -46,9 +46,11 @@ export const cursorParam = z
     param: { name: "cursor", in: "query" },
     description:
       "The `nextCursor` of the previous page, passed back unchanged with the same filters. " +
-      "Cursors are opaque, bound to the organisation, the list and its filters; a malformed, " +
-      "changed, foreign or mismatched one answers 400 `invalid_cursor`. Ignored (not even " +
-      "checked) with autoPaginate=true.",
+      "Cursors are opaque, bound to the organisation, the list and its filters, and sealed " +
+      "with the deployment's secret: they stay valid across restarts and instances, but a " +
+      "malformed, changed, foreign or mismatched one, or one sealed before the deployment " +
+      "changed its secret, answers 400 `invalid_cursor` (start again from the first page). " +
+      "Ignored (not even checked) with autoPaginate=true.",
   });
 
 /** A boolean flag: `true`/`1` or `false`/`0` exactly; default false. */

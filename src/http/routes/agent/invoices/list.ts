@@ -1,6 +1,6 @@
 import { listInvoices } from "../../../../services/invoices/list-invoices.ts";
 import type { Api } from "../../../api.ts";
-import { type PipelineDeps, registerOrgRoute } from "../agent-route.ts";
+import { type ListRouteDeps, registerOrgRoute } from "../agent-route.ts";
 import { DOCUMENT_ORDER, InvoicesResponseSchema, ListDocumentsQuerySchema } from "./schema.ts";
 
 /** The sensitive-data rule of both document lists. */
@@ -12,7 +12,7 @@ export const DOCUMENT_GATING =
   "never masked. Pages are cut before redaction, so they line up for every key.";
 
 /** `GET /api/agent/invoices` and `GET /api/agent/orgs/{orgId}/invoices`. */
-export const registerListInvoices = (api: Api, deps: PipelineDeps) =>
+export const registerListInvoices = (api: Api, deps: ListRouteDeps) =>
   registerOrgRoute(api, deps, {
     path: "/api/agent/invoices",
     operationId: "listInvoices",
@@ -26,5 +26,5 @@ export const registerListInvoices = (api: Api, deps: PipelineDeps) =>
     query: ListDocumentsQuerySchema,
     errors: ["invalid_cursor"],
     response: { schema: InvoicesResponseSchema, description: "A page of invoices." },
-    handler: (ctx, { query }) => listInvoices({ ctx, input: query }),
+    handler: (ctx, { query }) => listInvoices({ ctx, input: query, paging: deps.paging }),
   });

@@ -1,11 +1,11 @@
 import { listPurchaseOrders } from "../../../../services/purchase-orders/list-purchase-orders.ts";
 import type { Api } from "../../../api.ts";
-import { type PipelineDeps, registerOrgRoute } from "../agent-route.ts";
+import { type ListRouteDeps, registerOrgRoute } from "../agent-route.ts";
 import { PAGING } from "../invoices/schema.ts";
 import { ListPurchaseOrdersQuerySchema, PurchaseOrdersResponseSchema } from "./schema.ts";
 
 /** `GET /api/agent/purchase-orders` and `GET /api/agent/orgs/{orgId}/purchase-orders`. */
-export const registerListPurchaseOrders = (api: Api, deps: PipelineDeps) =>
+export const registerListPurchaseOrders = (api: Api, deps: ListRouteDeps) =>
   registerOrgRoute(api, deps, {
     path: "/api/agent/purchase-orders",
     operationId: "listPurchaseOrders",
@@ -21,5 +21,5 @@ export const registerListPurchaseOrders = (api: Api, deps: PipelineDeps) =>
     query: ListPurchaseOrdersQuerySchema,
     errors: ["invalid_cursor"],
     response: { schema: PurchaseOrdersResponseSchema, description: "A page of purchase orders." },
-    handler: (ctx, { query }) => listPurchaseOrders({ ctx, input: query }),
+    handler: (ctx, { query }) => listPurchaseOrders({ ctx, input: query, paging: deps.paging }),
   });
