@@ -35,5 +35,7 @@ export interface AppEnv {
     routeTemplate?: string;
     /** Set by the metering step when it admits: headers, figures and alerts for the response. */
     metering?: MeterAdmission;
+    /** The admission being decided (it may run alongside the handler): see `admittedFor`. */
+    meteringAdmission?: Promise<MeterAdmission | undefined>;
   };
 }

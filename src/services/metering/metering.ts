@@ -101,6 +101,12 @@ export const UNAVAILABLE_RETRY_SECONDS = 5;
 class StoreTimeoutError extends Error {}
 
 /** The burst cap as an IETF policy. */
+/** The burst cap counts per key per endpoint (route template). */
+const burstBucket = (req: MeterRequest) => `${req.key.id}:${req.routeTemplate}`;
+
+/** Buckets remembered in good standing; beyond this the set starts afresh (all go serial once). */
+const GOOD_STANDING_MAX = 50_000;
+
 function burstPolicy(d: BurstDecision): RateLimitPolicyState {
   return {
     name: "burst",
@@ -213,6 +219,8 @@ export class Metering {
   private readonly db: DbOrTx;
   private readonly logger: Logger;
   private readonly storeTimeoutMs: number;
+  /** Burst buckets (key and endpoint) whose last admission here succeeded. */
+  private readonly goodStanding = new Set<string>();
 
   constructor(opts: MeteringOptions) {
     this.db = opts.db;
@@ -224,8 +232,31 @@ export class Metering {
     this.storeTimeoutMs = opts.storeTimeoutMs ?? 2_000;
   }
 
+  /**
+   * Whether the pipeline may run this request's (read-only) handler while its admission is being
+   * decided: only for a key and endpoint whose last admission on this instance succeeded. A key
+   * being refused (burst cap, credits, no seat, store down) is admitted before its handler runs,
+   * so refused traffic never costs a database query it was refused.
+   */
+  speculative(req: MeterRequest): boolean {
+    return this.goodStanding.has(burstBucket(req));
+  }
+
   async admit(req: MeterRequest): Promise<MeterAdmission> {
-    const burst = await this.burst.take(`${req.key.id}:${req.routeTemplate}`, req.now);
+    const bucket = burstBucket(req);
+    try {
+      const admission = await this.decide(req, bucket);
+      if (this.goodStanding.size >= GOOD_STANDING_MAX) this.goodStanding.clear();
+      this.goodStanding.add(bucket);
+      return admission;
+    } catch (err) {
+      this.goodStanding.delete(bucket);
+      throw err;
+    }
+  }
+
+  private async decide(req: MeterRequest, bucket: string): Promise<MeterAdmission> {
+    const burst = await this.burst.take(bucket, req.now);
     const burstState = burstPolicy(burst);
     if (!burst.allowed) throw this.rateLimited(burst, burstState);
 

@@ -9,7 +9,12 @@ import type { ListPaging } from "../../../services/invoices/paging.ts";
 import type { Api } from "../../api.ts";
 import type { AppEnv } from "../../env.ts";
 import { errorResponses } from "../../errors.ts";
-import { type MeteringHook, meter, meteringHeaders } from "../../middleware/metering.ts";
+import {
+  admittedFor,
+  type MeteringHook,
+  meter,
+  meteringHeaders,
+} from "../../middleware/metering.ts";
 import { requireScope } from "../../middleware/require-scope.ts";
 import { routeTemplate } from "../../middleware/route-template.ts";
 import { targetOrg } from "../../middleware/target-org.ts";
@@ -243,7 +248,7 @@ export function registerOrgRoute<
         { query, params: flatParams as Parameters<typeof spec.handler>[1]["params"] },
         c,
       );
-      const admission = c.get("metering");
+      const admission = await admittedFor(c);
       return c.json(
         addAlerts(result, admission) as Record<string, unknown>,
         200,
@@ -305,7 +310,7 @@ export function registerKeyRoute<S extends z.ZodType>(
     // authenticate() runs first on every agent path; no key here is a wiring bug.
     if (!key) throw new Error("route handler ran without an authenticated key");
     const body = await spec.handler(key, c);
-    const admission = c.get("metering");
+    const admission = await admittedFor(c);
     return c.json(
       addAlerts(body, admission) as Record<string, unknown>,
       200,

@@ -2,6 +2,7 @@ import type { MeteringLimits } from "../../../../domain/metering/plans.ts";
 import { readMeterFigures } from "../../../../services/metering/metering.ts";
 import { getStatus } from "../../../../services/status/get-status.ts";
 import type { Api } from "../../../api.ts";
+import { admittedFor } from "../../../middleware/metering.ts";
 import { type PipelineDeps, registerOrgRoute } from "../agent-route.ts";
 import { StatusResponseSchema } from "./schema.ts";
 
@@ -31,7 +32,7 @@ export const registerGetStatus = (
       // The metering step computed the figures for this request's headers; reuse them so body
       // and headers agree. Without real metering (tests), read them directly.
       const figures =
-        c.get("metering")?.figures ??
+        (await admittedFor(c))?.figures ??
         (await readMeterFigures(deps.db, { key, org: ctx.org, now: ctx.now, limits: opts.limits }));
       return getStatus(deps.db, { ctx, figures, environment: opts.environment });
     },
