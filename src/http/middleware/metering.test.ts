@@ -77,12 +77,10 @@ describe("meter()", () => {
   it("runs the handler alongside the admission in good standing, answering once admitted", async () => {
     const { hook, events, decide } = manualHook(true);
     let done = false;
-    const pending = appWith(hook, events)
-      .request("/data")
-      .then((r) => {
-        done = true;
-        return r;
-      });
+    const pending = Promise.resolve(appWith(hook, events).request("/data")).then((r) => {
+      done = true;
+      return r;
+    });
     await settleTicks();
     expect(events).toEqual(["admit started", "handler ran"]);
     expect(done).toBe(false); // the response waits for the admission
