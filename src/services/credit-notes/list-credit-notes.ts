@@ -1,5 +1,4 @@
 import {
-  type CreditNoteFilter,
   type CreditNoteRow,
   countCreditNotes,
   listCreditNotePage,
@@ -7,35 +6,20 @@ import {
 } from "../../db/queries/credit-notes.ts";
 import { type CashItemStatus, LEDGER_STATUSES, type LedgerStatus } from "../../db/schema/index.ts";
 import { dateTimeOf, decimalText } from "../../domain/pagination/format.ts";
-import { parseStatusFilter } from "../../domain/pagination/params.ts";
-import type { StatusTotals } from "../../domain/pagination/totals.ts";
 import { requireScope, type ServiceContext } from "../context.ts";
-import { InvalidParameterError } from "../errors.ts";
 import {
-  bindCursor,
-  countWithStatusTotals,
-  hiddenContacts,
-  isHidden,
-  type ListFields,
-  type ListPaging,
-  listBody,
-  loadListPage,
-  planListPage,
-} from "../invoices/paging.ts";
+  type DocumentListInput,
+  type IssuedDocumentList,
+  type IssuedDocumentsPage,
+  listIssuedDocuments,
+} from "../invoices/document-lists.ts";
+import type { ListPaging } from "../invoices/paging.ts";
 
-/** The query of GET /api/agent/credit-notes, validated by the route. */
-export interface ListCreditNotesInput {
-  /** Comma-separated ledger statuses, matched as they are (DRAFT … DELETED). */
-  status?: string | string[] | undefined;
-  contactId?: string | undefined;
-  /** `YYYY-MM-DD`, inclusive, on the issue date. */
-  dateFrom?: string | undefined;
-  dateTo?: string | undefined;
-  cursor?: string | undefined;
-  limit: number;
-  autoPaginate: boolean;
-  totals: boolean;
-}
+/**
+ * The query of GET /api/agent/credit-notes (ledger statuses, matched as they are; dates on the
+ * issue date), validated by the route.
+ */
+export type ListCreditNotesInput = DocumentListInput;
 
 /** A receivable credit note (spec: CreditNote). */
 export interface CreditNote {
@@ -53,7 +37,7 @@ export interface CreditNote {
   currency: string;
 }
 
-export type CreditNotesPage = { creditNotes: CreditNote[] } & ListFields<StatusTotals>;
+export type CreditNotesPage = IssuedDocumentsPage<"creditNotes", CreditNote>;
 
 /** The API row, keys in the spec's order. */
 export function toCreditNote(row: CreditNoteRow): CreditNote {
@@ -71,6 +55,17 @@ export function toCreditNote(row: CreditNoteRow): CreditNote {
   out.currency = row.currency;
   return out;
 }
+
+/** Receivable credit notes as a list by issue date (binding `credit-notes`, as ever). */
+const CREDIT_NOTES: IssuedDocumentList<"creditNotes", LedgerStatus, CreditNoteRow, CreditNote> = {
+  name: "creditNotes",
+  resource: "credit-notes",
+  statuses: LEDGER_STATUSES,
+  page: listCreditNotePage,
+  count: countCreditNotes,
+  sum: sumCreditNotes,
+  toRow: toCreditNote,
+};
 
 /**
  * One page (or with autoPaginate the whole set up to 5,000) of the organisation's receivable
@@ -91,39 +86,5 @@ export async function listCreditNotes({
   paging: ListPaging;
 }): Promise<CreditNotesPage> {
   requireScope(ctx, "READ_INVOICES");
-  if (input.dateFrom && input.dateTo && input.dateFrom > input.dateTo) {
-    throw new InvalidParameterError("dateFrom", "dateFrom must not be after dateTo.");
-  }
-  const statuses = parseStatusFilter(input.status, LEDGER_STATUSES);
-  const filter: CreditNoteFilter = {
-    orgId: ctx.org.id,
-    statuses,
-    contactId: input.contactId,
-    dateFrom: input.dateFrom,
-    dateTo: input.dateTo,
-  };
-  const binding = bindCursor("credit-notes", ctx.org.id, {
-    status: statuses,
-    contactId: input.contactId ?? null,
-    dateFrom: input.dateFrom ?? null,
-    dateTo: input.dateTo ?? null,
-  });
-  const plan = planListPage(input, binding, paging.cursorKey);
-  const [{ page, counted }, hidden] = await Promise.all([
-    loadListPage(input, plan, binding, paging, {
-      page: (after, limit) => listCreditNotePage(ctx.db, filter, { after, limit }),
-      position: (r) => ({ key: r.issueDate, id: r.id }),
-      count: () => countCreditNotes(ctx.db, filter),
-      countWithTotals: () =>
-        countWithStatusTotals(LEDGER_STATUSES, () => sumCreditNotes(ctx.db, filter)),
-    }),
-    hiddenContacts(ctx),
-  ]);
-  let redactedItemCount = 0;
-  const creditNotes: CreditNote[] = [];
-  for (const row of page.rows) {
-    if (isHidden(hidden, row.contactExternalId)) redactedItemCount += 1;
-    else creditNotes.push(toCreditNote(row));
-  }
-  return listBody("creditNotes", creditNotes, page, await counted, redactedItemCount);
+  return listIssuedDocuments(ctx, input, paging, CREDIT_NOTES);
 }

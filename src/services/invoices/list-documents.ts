@@ -18,12 +18,10 @@ import {
   UNCATEGORISED,
 } from "../../domain/pagination/account-labels.ts";
 import { dateTimeOf, decimalText, decimalTextOrNull } from "../../domain/pagination/format.ts";
-import { parseStatusFilter } from "../../domain/pagination/params.ts";
 import type { StatusTotals } from "../../domain/pagination/totals.ts";
 import { canSeeSensitive, type ServiceContext } from "../context.ts";
-import { InvalidParameterError } from "../errors.ts";
+import { type DocumentListInput, documentFilter } from "./document-lists.ts";
 import {
-  bindCursor,
   countWithStatusTotals,
   isHidden,
   type ListFields,
@@ -33,20 +31,12 @@ import {
   planListPage,
 } from "./paging.ts";
 
-/** The query of GET /api/agent/invoices and /bills, validated by the route. */
-export interface ListDocumentsInput {
-  /** Comma-separated ledger statuses (the parameter may repeat); unknown values are ignored. */
-  status?: string | string[] | undefined;
-  contactId?: string | undefined;
-  /** `YYYY-MM-DD`, inclusive, on the issue date (else the due date). */
-  dateFrom?: string | undefined;
-  dateTo?: string | undefined;
-  cursor?: string | undefined;
-  /** Rows per page, 1 to 200. */
-  limit: number;
+/**
+ * The query of GET /api/agent/invoices and /bills, validated by the route: ledger statuses,
+ * dates on the document date (issue date, else due date), and `lines`.
+ */
+export interface ListDocumentsInput extends DocumentListInput {
   lines: boolean;
-  autoPaginate: boolean;
-  totals: boolean;
 }
 
 /** An invoice or bill line (spec: InvoiceLine). */
@@ -119,26 +109,11 @@ export async function listLedgerDocuments<K extends DocumentList>(
   input: ListDocumentsInput,
   paging: ListPaging,
 ): Promise<DocumentPage<K>> {
-  if (input.dateFrom && input.dateTo && input.dateFrom > input.dateTo) {
-    throw new InvalidParameterError("dateFrom", "dateFrom must not be after dateTo.");
-  }
   const orgId = ctx.org.id;
   const source = SOURCE[list];
-  const statuses = parseStatusFilter(input.status, LEDGER_STATUSES);
-  const filter: CashDocumentFilter = {
-    orgId,
-    source,
-    statuses,
-    contactId: input.contactId,
-    dateFrom: input.dateFrom,
-    dateTo: input.dateTo,
-  };
-  const binding = bindCursor(list, orgId, {
-    status: statuses,
-    contactId: input.contactId ?? null,
-    dateFrom: input.dateFrom ?? null,
-    dateTo: input.dateTo ?? null,
-  });
+  const parsed = documentFilter(orgId, list, input, LEDGER_STATUSES);
+  const filter: CashDocumentFilter = { ...parsed.filter, source };
+  const binding = parsed.binding;
   const plan = planListPage(input, binding, paging.cursorKey);
   const seeSensitive = canSeeSensitive(ctx);
   const [{ page, counted }, gating] = await Promise.all([

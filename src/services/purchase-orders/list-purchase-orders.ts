@@ -1,7 +1,6 @@
 import {
   countPurchaseOrders,
   listPurchaseOrderPage,
-  type PurchaseOrderFilter,
   type PurchaseOrderRow,
   type PurchaseOrderStatus,
   type SuppressedReason,
@@ -9,35 +8,20 @@ import {
 } from "../../db/queries/purchase-orders.ts";
 import { PURCHASE_ORDER_STATUSES } from "../../db/schema/index.ts";
 import { dateTimeOrNull, decimalText } from "../../domain/pagination/format.ts";
-import { parseStatusFilter } from "../../domain/pagination/params.ts";
-import type { StatusTotals } from "../../domain/pagination/totals.ts";
 import { requireScope, type ServiceContext } from "../context.ts";
-import { InvalidParameterError } from "../errors.ts";
 import {
-  bindCursor,
-  countWithStatusTotals,
-  hiddenContacts,
-  isHidden,
-  type ListFields,
-  type ListPaging,
-  listBody,
-  loadListPage,
-  planListPage,
-} from "../invoices/paging.ts";
+  type DocumentListInput,
+  type IssuedDocumentList,
+  type IssuedDocumentsPage,
+  listIssuedDocuments,
+} from "../invoices/document-lists.ts";
+import type { ListPaging } from "../invoices/paging.ts";
 
-/** The query of GET /api/agent/purchase-orders, validated by the route. */
-export interface ListPurchaseOrdersInput {
-  /** Comma-separated raw purchase-order statuses (DRAFT, SUBMITTED, AUTHORISED, BILLED, DELETED). */
-  status?: string | string[] | undefined;
-  contactId?: string | undefined;
-  /** `YYYY-MM-DD`, inclusive, on the issue date. */
-  dateFrom?: string | undefined;
-  dateTo?: string | undefined;
-  cursor?: string | undefined;
-  limit: number;
-  autoPaginate: boolean;
-  totals: boolean;
-}
+/**
+ * The query of GET /api/agent/purchase-orders (raw purchase-order statuses: DRAFT, SUBMITTED,
+ * AUTHORISED, BILLED, DELETED; dates on the issue date), validated by the route.
+ */
+export type ListPurchaseOrdersInput = DocumentListInput;
 
 /**
  * A purchase order (spec: PurchaseOrder). Every field is present; those the ledger left empty
@@ -59,7 +43,7 @@ export interface PurchaseOrder {
   suppressedReason: SuppressedReason | null;
 }
 
-export type PurchaseOrdersPage = { purchaseOrders: PurchaseOrder[] } & ListFields<StatusTotals>;
+export type PurchaseOrdersPage = IssuedDocumentsPage<"purchaseOrders", PurchaseOrder>;
 
 /** The API row, keys in the spec's order. */
 export function toPurchaseOrder(row: PurchaseOrderRow): PurchaseOrder {
@@ -79,6 +63,22 @@ export function toPurchaseOrder(row: PurchaseOrderRow): PurchaseOrder {
     suppressedReason: row.suppressedReason,
   };
 }
+
+/** Purchase orders as a list by issue date (binding `purchase-orders`, as ever). */
+const PURCHASE_ORDERS: IssuedDocumentList<
+  "purchaseOrders",
+  PurchaseOrderStatus,
+  PurchaseOrderRow,
+  PurchaseOrder
+> = {
+  name: "purchaseOrders",
+  resource: "purchase-orders",
+  statuses: PURCHASE_ORDER_STATUSES,
+  page: listPurchaseOrderPage,
+  count: countPurchaseOrders,
+  sum: sumPurchaseOrders,
+  toRow: toPurchaseOrder,
+};
 
 /**
  * One page (or with autoPaginate the whole set up to 5,000) of the organisation's purchase
@@ -100,39 +100,5 @@ export async function listPurchaseOrders({
   paging: ListPaging;
 }): Promise<PurchaseOrdersPage> {
   requireScope(ctx, "READ_PURCHASE_ORDERS");
-  if (input.dateFrom && input.dateTo && input.dateFrom > input.dateTo) {
-    throw new InvalidParameterError("dateFrom", "dateFrom must not be after dateTo.");
-  }
-  const statuses = parseStatusFilter(input.status, PURCHASE_ORDER_STATUSES);
-  const filter: PurchaseOrderFilter = {
-    orgId: ctx.org.id,
-    statuses,
-    contactId: input.contactId,
-    dateFrom: input.dateFrom,
-    dateTo: input.dateTo,
-  };
-  const binding = bindCursor("purchase-orders", ctx.org.id, {
-    status: statuses,
-    contactId: input.contactId ?? null,
-    dateFrom: input.dateFrom ?? null,
-    dateTo: input.dateTo ?? null,
-  });
-  const plan = planListPage(input, binding, paging.cursorKey);
-  const [{ page, counted }, hidden] = await Promise.all([
-    loadListPage(input, plan, binding, paging, {
-      page: (after, limit) => listPurchaseOrderPage(ctx.db, filter, { after, limit }),
-      position: (r) => ({ key: r.issueDate, id: r.id }),
-      count: () => countPurchaseOrders(ctx.db, filter),
-      countWithTotals: () =>
-        countWithStatusTotals(PURCHASE_ORDER_STATUSES, () => sumPurchaseOrders(ctx.db, filter)),
-    }),
-    hiddenContacts(ctx),
-  ]);
-  let redactedItemCount = 0;
-  const purchaseOrders: PurchaseOrder[] = [];
-  for (const row of page.rows) {
-    if (isHidden(hidden, row.contactExternalId)) redactedItemCount += 1;
-    else purchaseOrders.push(toPurchaseOrder(row));
-  }
-  return listBody("purchaseOrders", purchaseOrders, page, await counted, redactedItemCount);
+  return listIssuedDocuments(ctx, input, paging, PURCHASE_ORDERS);
 }

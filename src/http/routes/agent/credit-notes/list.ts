@@ -1,7 +1,7 @@
 import { listCreditNotes } from "../../../../services/credit-notes/list-credit-notes.ts";
 import type { Api } from "../../../api.ts";
 import { type ListRouteDeps, registerOrgRoute } from "../agent-route.ts";
-import { PAGING } from "../invoices/schema.ts";
+import { issueDateListRules } from "../invoices/schema.ts";
 import { CreditNotesResponseSchema, ListCreditNotesQuerySchema } from "./schema.ts";
 
 /** `GET /api/agent/credit-notes` and `GET /api/agent/orgs/{orgId}/credit-notes`. */
@@ -15,10 +15,7 @@ export const registerListCreditNotes = (api: Api, deps: ListRouteDeps) =>
       "Receivable credit notes (the ledger's ACCRECCREDIT), which /api/agent/invoices leaves " +
       "out, in every status (filter `status=AUTHORISED` for live credits): who holds a credit, " +
       "what is left (`remainingCredit`) and what was applied (`allocatedAmount`).\n\n" +
-      "**Order**: by issue date newest first, then `id` descending; undated ones first. " +
-      `${PAGING}\n\n**Sensitive data**: without READ_SENSITIVE, credit notes of contacts ` +
-      "flagged sensitive are absent and counted in `redactedItemCount`; `totalCount` and " +
-      "`totals` count every matched row.",
+      issueDateListRules("credit notes"),
     scope: "READ_INVOICES",
     query: ListCreditNotesQuerySchema,
     errors: ["invalid_cursor"],

@@ -1,16 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { LEDGER_STATUSES } from "../../../../db/schema/index.ts";
 import { withAlerts } from "../alerts.ts";
-import {
-  autoPaginateParam,
-  contactIdParam,
-  cursorParam,
-  dateOrder,
-  dateParam,
-  limitParam,
-  statusParam,
-  totalsParam,
-} from "../invoices/list-params.ts";
+import { issueDateListQuery, statusParam } from "../invoices/list-params.ts";
 import { dateTime, decimal, listResponseFields, totalsSchema } from "../invoices/schema.ts";
 
 export const CreditNoteSchema = z
@@ -96,39 +87,26 @@ export const CreditNotesResponseSchema = withAlerts(
   }),
 ).openapi("CreditNotesResponse");
 
+/** `redactedItemCount` of the credit-note and purchase-order drills. */
+export const blankedLinesCount = z
+  .number()
+  .int()
+  .openapi({
+    description:
+      "Lines whose account code was blanked because the account is flagged sensitive; 0 " +
+      "with READ_SENSITIVE.",
+  });
+
 export const CreditNoteDrillResponseSchema = withAlerts(
-  z.object({
-    creditNote: CreditNoteDrillSchema,
-    redactedItemCount: z
-      .number()
-      .int()
-      .openapi({
-        description:
-          "Lines whose account code was blanked because the account is flagged sensitive; 0 " +
-          "with READ_SENSITIVE.",
-      }),
-  }),
+  z.object({ creditNote: CreditNoteDrillSchema, redactedItemCount: blankedLinesCount }),
 ).openapi("CreditNoteDrillResponse");
 
 export type CreditNotesResponse = z.infer<typeof CreditNotesResponseSchema>;
 export type CreditNoteDrillResponse = z.infer<typeof CreditNoteDrillResponseSchema>;
 
-export const ListCreditNotesQuerySchema = z
-  .object({
-    status: statusParam(LEDGER_STATUSES, "raw ledger credit-note statuses"),
-    contactId: contactIdParam,
-    dateFrom: dateParam("dateFrom", "Inclusive lower bound on the issue date."),
-    dateTo: dateParam(
-      "dateTo",
-      "Inclusive upper bound on the issue date. Must not be before dateFrom (400 " +
-        "`invalid_parameter`, parameter `dateFrom`).",
-    ),
-    cursor: cursorParam,
-    limit: limitParam,
-    autoPaginate: autoPaginateParam,
-    totals: totalsParam("(byStatus, grandTotal, currency) of `total`"),
-  })
-  .refine(dateOrder, { message: "dateFrom must not be after dateTo", path: ["dateFrom"] });
+export const ListCreditNotesQuerySchema = issueDateListQuery(
+  statusParam(LEDGER_STATUSES, "raw ledger credit-note statuses"),
+);
 
 /** `{id}` of the drills: our id, the ledger's id or the document number. */
 export function documentIdParam(what: string, example: string) {

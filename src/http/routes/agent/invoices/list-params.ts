@@ -138,3 +138,26 @@ export function statusParam(vocabulary: readonly string[], what: string) {
 export function dateOrder(query: { dateFrom?: string | undefined; dateTo?: string | undefined }) {
   return !(query.dateFrom && query.dateTo && query.dateFrom > query.dateTo);
 }
+
+/**
+ * The query of the lists by issue date (credit notes, purchase orders), which differ only in
+ * their `status` parameter (see `statusParam`); totals sum `total`.
+ */
+export function issueDateListQuery(status: ReturnType<typeof statusParam>) {
+  return z
+    .object({
+      status,
+      contactId: contactIdParam,
+      dateFrom: dateParam("dateFrom", "Inclusive lower bound on the issue date."),
+      dateTo: dateParam(
+        "dateTo",
+        "Inclusive upper bound on the issue date. Must not be before dateFrom (400 " +
+          "`invalid_parameter`, parameter `dateFrom`).",
+      ),
+      cursor: cursorParam,
+      limit: limitParam,
+      autoPaginate: autoPaginateParam,
+      totals: totalsParam("(byStatus, grandTotal, currency) of `total`"),
+    })
+    .refine(dateOrder, { message: "dateFrom must not be after dateTo", path: ["dateFrom"] });
+}

@@ -293,6 +293,19 @@ export const PAGING =
   `\`autoPaginate=true\` returns up to ${AUTO_PAGINATE_CAP.toLocaleString("en")} rows at once. For sums use ` +
   "`totals=true` (or a complete walk): summing one page is the most common mistake.";
 
+/**
+ * The order, paging and sensitive-data rules of the lists by issue date (credit notes, purchase
+ * orders), for their operation descriptions; `rows` names the rows in the sentence.
+ */
+export function issueDateListRules(rows: string): string {
+  return (
+    "**Order**: by issue date newest first, then `id` descending; undated ones first. " +
+    `${PAGING}\n\n**Sensitive data**: without READ_SENSITIVE, ${rows} of contacts flagged ` +
+    "sensitive are absent and counted in `redactedItemCount`; `totalCount` and `totals` count " +
+    "every matched row."
+  );
+}
+
 /** The order and paging rules of /invoices and /bills. */
 export const DOCUMENT_ORDER =
   "**Order**: by document date (issue date, else due date) newest first, then by `id` " +

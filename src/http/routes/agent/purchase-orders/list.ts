@@ -1,7 +1,7 @@
 import { listPurchaseOrders } from "../../../../services/purchase-orders/list-purchase-orders.ts";
 import type { Api } from "../../../api.ts";
 import { type ListRouteDeps, registerOrgRoute } from "../agent-route.ts";
-import { PAGING } from "../invoices/schema.ts";
+import { issueDateListRules } from "../invoices/schema.ts";
 import { ListPurchaseOrdersQuerySchema, PurchaseOrdersResponseSchema } from "./schema.ts";
 
 /** `GET /api/agent/purchase-orders` and `GET /api/agent/orgs/{orgId}/purchase-orders`. */
@@ -13,10 +13,7 @@ export const registerListPurchaseOrders = (api: Api, deps: ListRouteDeps) =>
     summary: "List purchase orders",
     description:
       "Purchase orders with the ledger's own status and, in `suppressedReason`, whether a " +
-      "supplier bill already covers them.\n\n**Order**: by issue date newest first, then `id` " +
-      `descending; undated ones first. ${PAGING}\n\n**Sensitive data**: without ` +
-      "READ_SENSITIVE, orders of contacts flagged sensitive are absent and counted in " +
-      "`redactedItemCount`; `totalCount` and `totals` count every matched row.",
+      `supplier bill already covers them.\n\n${issueDateListRules("orders")}`,
     scope: "READ_PURCHASE_ORDERS",
     query: ListPurchaseOrdersQuerySchema,
     errors: ["invalid_cursor"],

@@ -1,17 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import { PURCHASE_ORDER_STATUSES } from "../../../../db/schema/index.ts";
 import { withAlerts } from "../alerts.ts";
-import { documentIdParam, PurchaseOrderLineSchema } from "../credit-notes/schema.ts";
 import {
-  autoPaginateParam,
-  contactIdParam,
-  cursorParam,
-  dateOrder,
-  dateParam,
-  limitParam,
-  statusParam,
-  totalsParam,
-} from "../invoices/list-params.ts";
+  blankedLinesCount,
+  documentIdParam,
+  PurchaseOrderLineSchema,
+} from "../credit-notes/schema.ts";
+import { issueDateListQuery, statusParam } from "../invoices/list-params.ts";
 import { decimal, listResponseFields, totalsSchema } from "../invoices/schema.ts";
 
 const nullableDateTime = (description: string, example: string | null) =>
@@ -83,40 +78,17 @@ export const PurchaseOrdersResponseSchema = withAlerts(
 ).openapi("PurchaseOrdersResponse");
 
 export const PurchaseOrderDrillResponseSchema = withAlerts(
-  z.object({
-    purchaseOrder: PurchaseOrderDrillSchema,
-    redactedItemCount: z
-      .number()
-      .int()
-      .openapi({
-        description:
-          "Lines whose account code was blanked because the account is flagged sensitive; 0 " +
-          "with READ_SENSITIVE.",
-      }),
-  }),
+  z.object({ purchaseOrder: PurchaseOrderDrillSchema, redactedItemCount: blankedLinesCount }),
 ).openapi("PurchaseOrderDrillResponse");
 
 export type PurchaseOrdersResponse = z.infer<typeof PurchaseOrdersResponseSchema>;
 export type PurchaseOrderDrillResponse = z.infer<typeof PurchaseOrderDrillResponseSchema>;
 
-export const ListPurchaseOrdersQuerySchema = z
-  .object({
-    status: statusParam(
-      PURCHASE_ORDER_STATUSES,
-      "purchase-order statuses (matched verbatim, no cash-flow mapping)",
-    ),
-    contactId: contactIdParam,
-    dateFrom: dateParam("dateFrom", "Inclusive lower bound on the issue date."),
-    dateTo: dateParam(
-      "dateTo",
-      "Inclusive upper bound on the issue date. Must not be before dateFrom (400 " +
-        "`invalid_parameter`, parameter `dateFrom`).",
-    ),
-    cursor: cursorParam,
-    limit: limitParam,
-    autoPaginate: autoPaginateParam,
-    totals: totalsParam("(byStatus, grandTotal, currency) of `total`"),
-  })
-  .refine(dateOrder, { message: "dateFrom must not be after dateTo", path: ["dateFrom"] });
+export const ListPurchaseOrdersQuerySchema = issueDateListQuery(
+  statusParam(
+    PURCHASE_ORDER_STATUSES,
+    "purchase-order statuses (matched verbatim, no cash-flow mapping)",
+  ),
+);
 
 export const PurchaseOrderIdParamSchema = documentIdParam("purchase order", "PO-0001");
