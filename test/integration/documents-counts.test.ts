@@ -1,5 +1,6 @@
-import { sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { cashItems } from "../../src/db/schema/index.ts";
 import { createTestKey, getJson } from "../helpers/api.ts";
 import { createTestOrg } from "../helpers/factories.ts";
 import { testDriver } from "../helpers/test-db.ts";
@@ -148,5 +149,66 @@ describe(`totalCount with and without a count query (${testDriver})`, () => {
       expect(plain.redactedItemCount, path).toBeGreaterThan(0);
       expect([plain.totalCount, plain.nextCursor], path).toEqual([full.totalCount, null]);
     }
+  });
+});
+
+describe(`counts kept per data epoch (${testDriver})`, () => {
+  /** A PAID invoice copied from an existing one, written straight to the table (another writer). */
+  async function copyInvoice(w: DocsWorld, externalId: string) {
+    const [source] = await w.t.db
+      .select()
+      .from(cashItems)
+      .where(and(eq(cashItems.orgId, w.orgId), eq(cashItems.source, "LEDGER_INVOICE")))
+      .limit(1);
+    if (!source) throw new Error("fixture without invoices");
+    const { documentDate: _generated, ...row } = source;
+    await w.t.db.insert(cashItems).values({
+      ...row,
+      id: `itm_copy_${externalId}_${w.orgId}`,
+      externalId,
+      ledgerStatus: "PAID",
+    });
+  }
+  const epochOf = async (orgId: string, w: DocsWorld) => {
+    const r = (await w.t.db.execute(
+      sql`select coalesce((select epoch from org_data_epochs where org_id = ${orgId}), 0)::int as e`,
+    )) as unknown as { rows: { e: number }[] };
+    return Number(r.rows[0]?.e);
+  };
+
+  it("serves a count again only until a write to the listed rows moves the epoch", async () => {
+    const w = await docsWorld();
+    const total = async (query = "") =>
+      (await list(w, `/api/agent/invoices?limit=1${query}`, w.sensitive)).totalCount;
+    const n = await sqlCount(w, LISTS[0]);
+    expect(await total()).toBe(n);
+    expect(await total()).toBe(n); // the kept count
+    const paid = await total("&status=PAID");
+    const voided = await total("&status=VOIDED");
+
+    await copyInvoice(w, "copy-1"); // insert
+    expect([await total(), await total("&status=PAID")]).toEqual([n + 1, paid + 1]);
+
+    await w.t.db.execute(sql`
+      UPDATE cash_items SET ledger_status = 'VOIDED'
+      WHERE org_id = ${w.orgId} AND external_id = 'copy-1'`); // update
+    expect([await total("&status=PAID"), await total("&status=VOIDED")]).toEqual([
+      paid,
+      voided + 1,
+    ]);
+
+    await w.t.db.execute(
+      sql`DELETE FROM cash_items WHERE org_id = ${w.orgId} AND external_id = 'copy-1'`,
+    ); // delete
+    expect([await total(), await total("&status=VOIDED")]).toEqual([n, voided]);
+  });
+
+  it("moves only the epoch of the organisation written", async () => {
+    const w = await docsWorld();
+    const other = await docsWorld();
+    const before = [await epochOf(w.orgId, w), await epochOf(other.orgId, w)];
+    await copyInvoice(w, "copy-2");
+    expect(await epochOf(w.orgId, w)).toBeGreaterThan(before[0] ?? 0);
+    expect(await epochOf(other.orgId, w)).toBe(before[1]);
   });
 });

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import {
+  bigint,
   boolean,
   date,
   index,
@@ -472,3 +473,15 @@ export const purchaseOrderLines = pgTable(
     index("purchase_order_lines_po_idx").on(t.purchaseOrderId), // the cascade from purchase_orders
   ],
 );
+
+/**
+ * One row per organisation whose `epoch` grows with every statement that writes its listed
+ * documents or contacts (`cash_items`, `credit_notes`, `purchase_orders`, `contacts`): triggers
+ * in drizzle/0014_org_data_epoch_triggers.sql bump it in the writing transaction, whoever writes. A
+ * list's count read at one epoch is the count of every snapshot at that epoch, so the list
+ * verbs keep counts per epoch (src/services/invoices/paging.ts). No row yet = epoch 0.
+ */
+export const orgDataEpochs = pgTable("org_data_epochs", {
+  orgId: text("org_id").primaryKey(),
+  epoch: bigint("epoch", { mode: "number" }).notNull().default(0),
+});

@@ -8,6 +8,7 @@ import {
   countContactsByType,
   listContactPage,
 } from "../../db/queries/contacts.ts";
+import { readOrgDataEpoch } from "../../db/queries/data-epochs.ts";
 import { TOTALS_CAP } from "../../domain/pagination/params.ts";
 import { getContactBaselines } from "../baselines/get-contact-baselines.ts";
 import { canSeeSensitive, requireScope, type ServiceContext } from "../context.ts";
@@ -105,6 +106,7 @@ export async function listContacts({
     position: (r) => ({ key: r.sortKey, id: r.id }),
     count: () => countContacts(ctx.db, filter),
     countWithTotals: () => countWithTypeTotals(ctx, filter),
+    epoch: () => readOrgDataEpoch(ctx.db, ctx.org.id),
   });
   const seeSensitive = canSeeSensitive(ctx);
   let redactedItemCount = 0;

@@ -1,4 +1,5 @@
 import type { DbOrTx } from "../../db/client.ts";
+import { readOrgDataEpoch } from "../../db/queries/data-epochs.ts";
 import type { CursorBinding, CursorPosition } from "../../domain/pagination/cursor.ts";
 import { parseStatusFilter } from "../../domain/pagination/params.ts";
 import type { StatusCurrencyGroup, StatusTotals } from "../../domain/pagination/totals.ts";
@@ -145,6 +146,7 @@ export async function listIssuedDocuments<
       position: (r) => ({ key: r.issueDate, id: r.id }),
       count: () => list.count(ctx.db, filter),
       countWithTotals: () => countWithStatusTotals(list.statuses, () => list.sum(ctx.db, filter)),
+      epoch: () => readOrgDataEpoch(ctx.db, ctx.org.id),
     }),
     hiddenContacts(ctx),
   ]);

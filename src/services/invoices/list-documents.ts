@@ -9,6 +9,7 @@ import {
   listGatingRows,
   sumCashDocuments,
 } from "../../db/queries/cash-items.ts";
+import { readOrgDataEpoch } from "../../db/queries/data-epochs.ts";
 import { type CashItemStatus, LEDGER_STATUSES, type LedgerStatus } from "../../db/schema/index.ts";
 import {
   type AccountLabels,
@@ -123,6 +124,7 @@ export async function listLedgerDocuments<K extends DocumentList>(
       count: () => countCashDocuments(ctx.db, filter),
       countWithTotals: () =>
         countWithStatusTotals(LEDGER_STATUSES, () => sumCashDocuments(ctx.db, filter)),
+      epoch: () => readOrgDataEpoch(ctx.db, orgId),
     }),
     // Lines need every account's name; otherwise only sensitive codes matter (to mask
     // `category`), and nothing at all for a READ_SENSITIVE key.

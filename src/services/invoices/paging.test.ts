@@ -3,6 +3,7 @@ import type { CursorPosition } from "../../domain/pagination/cursor.ts";
 import { AUTO_PAGINATE_CAP } from "../../domain/pagination/params.ts";
 import {
   bindCursor,
+  ListCounts,
   type ListPaging,
   type ListRequest,
   ListSizes,
@@ -213,5 +214,81 @@ describe("ListSizes", () => {
     expect(sizes.get(bindCursor("invoices", `org_${ListSizes.MAX_ENTRIES - 1}`, {}))).toBe(
       ListSizes.MAX_ENTRIES - 1,
     );
+  });
+});
+
+describe("loadListPage: counts kept per data epoch", () => {
+  /** `fakeList` whose organisation has a data epoch the test moves; epoch reads are logged. */
+  function epochList(n: number) {
+    const list = fakeList(n);
+    const state = { epoch: 7, moveDuringCount: false };
+    const count = list.queries.count;
+    const queries = {
+      ...list.queries,
+      epoch: async () => {
+        list.calls.push("epoch");
+        return state.epoch;
+      },
+      count: async () => {
+        const c = await count();
+        if (state.moveDuringCount) state.epoch++; // a write committed while it counted
+        return c;
+      },
+    };
+    return { list: { calls: list.calls, queries }, state };
+  }
+
+  it("counts once per epoch: later pages at that epoch reuse the count", async () => {
+    const { list, state } = epochList(120);
+    const paging = freshPaging();
+    const first = await load(list, paged(50), paging);
+    expect([first.counted.totalCount, first.calls]).toEqual([
+      120,
+      ["epoch", "page", "count", "epoch"],
+    ]);
+    const next = await load(list, paged(50, first.page.nextCursor ?? undefined), paging);
+    expect([next.counted.totalCount, next.calls]).toEqual([120, ["page", "epoch"]]);
+    // A write moves the epoch: counted again (and kept at the new epoch).
+    state.epoch++;
+    expect((await load(list, paged(50), paging)).calls).toEqual([
+      "epoch",
+      "page",
+      "count",
+      "epoch",
+    ]);
+    expect((await load(list, paged(50), paging)).calls).toEqual(["epoch", "page"]);
+  });
+
+  it("keeps nothing counted while the epoch moved", async () => {
+    const { list, state } = epochList(120);
+    const paging = freshPaging();
+    state.moveDuringCount = true;
+    await load(list, paged(50), paging);
+    state.moveDuringCount = false;
+    expect((await load(list, paged(50), paging)).calls).toContain("count");
+  });
+
+  it("keeps totals apart from plain counts, and lists and organisations apart", async () => {
+    const { list } = epochList(120);
+    const paging = freshPaging();
+    await load(list, paged(50), paging);
+    const withTotals = await load(list, { ...paged(50), totals: true }, paging);
+    expect(withTotals.calls).toContain("totals");
+    expect((await load(list, { ...paged(50), totals: true }, paging)).calls).not.toContain(
+      "totals",
+    );
+    expect(paging.counts.size).toBe(2);
+  });
+});
+
+describe("ListCounts", () => {
+  it("answers only the epoch an entry was counted at, and stays bounded", () => {
+    const counts = new ListCounts();
+    counts.set("k", 3, { totalCount: 9 });
+    expect(counts.get("k", 3)).toEqual({ totalCount: 9 });
+    expect(counts.get("k", 4)).toBeUndefined();
+    for (let i = 0; i < ListCounts.MAX_ENTRIES; i++) counts.set(`k${i}`, 1, { totalCount: i });
+    expect(counts.size).toBeLessThanOrEqual(ListCounts.MAX_ENTRIES);
+    expect(counts.get("k", 3)).toBeUndefined(); // started afresh past the bound
   });
 });

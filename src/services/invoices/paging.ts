@@ -110,6 +110,41 @@ export interface ListQueries<Row, T> {
   count(): Promise<number>;
   /** With `totals=true`: the count and the totals from one aggregate (instead of `count`). */
   countWithTotals(): Promise<Counted<T>>;
+  /**
+   * The organisation's data epoch (`readOrgDataEpoch`). With it, counts and totals are kept per
+   * epoch in `paging.counts` and served again until a write moves the epoch; without it, every
+   * request that needs a count counts.
+   */
+  epoch?(): Promise<number>;
+}
+
+/**
+ * Counts (and totals) of each list (organisation, list, filters, with or without totals) at the
+ * data epoch they were counted at. An entry answers only a request that read the same epoch, so
+ * it is the count of that request's data: the epoch moves with every statement that writes the
+ * listed rows (drizzle/0014_org_data_epoch_triggers.sql), and an entry is kept only when the
+ * epoch read after the count equals the one read before it (no write in between). Bounded: past
+ * MAX_ENTRIES it starts afresh.
+ */
+export class ListCounts {
+  static readonly MAX_ENTRIES = 10_000;
+  readonly #entries = new Map<string, { epoch: number; counted: Counted<unknown> }>();
+
+  get<T>(key: string, epoch: number): Counted<T> | undefined {
+    const entry = this.#entries.get(key);
+    return entry && entry.epoch === epoch ? (entry.counted as Counted<T>) : undefined;
+  }
+
+  set(key: string, epoch: number, counted: Counted<unknown>): void {
+    if (this.#entries.size >= ListCounts.MAX_ENTRIES && !this.#entries.has(key)) {
+      this.#entries.clear();
+    }
+    this.#entries.set(key, { epoch, counted });
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
 }
 
 /**
@@ -142,11 +177,12 @@ const sizeKey = (b: CursorBinding) => `${b.orgId}\u0000${b.resource}\u0000${b.fi
 export interface ListPaging {
   cursorKey: CursorKey;
   sizes: ListSizes;
+  counts: ListCounts;
 }
 
 /** The lists' paging for a deployment whose cursor secret is `secret` (see config.ts). */
 export function listPaging(secret: string): ListPaging {
-  return { cursorKey: cursorKey(secret), sizes: new ListSizes() };
+  return { cursorKey: cursorKey(secret), sizes: new ListSizes(), counts: new ListCounts() };
 }
 
 /** A page cut before redaction, with its count possibly still on its way. */
@@ -187,13 +223,17 @@ export async function loadListPage<Row, T>(
   paging: ListPaging,
   q: ListQueries<Row, T>,
 ): Promise<LoadedPage<Row, T>> {
-  const count = () => q.count().then((n): Counted<T> => ({ totalCount: n }));
+  const count = () =>
+    countAtEpoch(paging, binding, "count", q, () =>
+      q.count().then((n): Counted<T> => ({ totalCount: n })),
+    );
+  const countWithTotals = () => countAtEpoch(paging, binding, "totals", q, q.countWithTotals);
   let fetched: Row[];
   let counted: Promise<Counted<T>>;
   if (req.totals || plan.after !== undefined) {
     const [rows, c] = await Promise.all([
       q.page(plan.after, plan.fetchLimit),
-      req.totals ? q.countWithTotals() : count(),
+      req.totals ? countWithTotals() : count(),
     ]);
     fetched = rows;
     counted = Promise.resolve(c);
@@ -213,6 +253,27 @@ export async function loadListPage<Row, T>(
 }
 
 const noop = () => {};
+
+/**
+ * A count from `paging.counts` when one was made at the epoch this request reads, else `run()`,
+ * kept for later requests if no write moved the epoch while it ran.
+ */
+async function countAtEpoch<T>(
+  paging: ListPaging,
+  binding: CursorBinding,
+  kind: "count" | "totals",
+  q: Pick<ListQueries<unknown, T>, "epoch">,
+  run: () => Promise<Counted<T>>,
+): Promise<Counted<T>> {
+  if (!q.epoch) return run();
+  const key = `${sizeKey(binding)}\u0000${kind}`;
+  const epoch = await q.epoch();
+  const known = paging.counts.get<T>(key, epoch);
+  if (known) return known;
+  const counted = await run();
+  if ((await q.epoch()) === epoch) paging.counts.set(key, epoch, counted);
+  return counted;
+}
 
 /**
  * Marks a promise handled: should the caller fail before awaiting it (or never need it), a
