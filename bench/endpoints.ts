@@ -8,6 +8,7 @@ import type { ServiceContext } from "../src/services/context.ts";
 import { listCreditNotes } from "../src/services/credit-notes/list-credit-notes.ts";
 import { getDailySummary } from "../src/services/daily-summary/get-daily-summary.ts";
 import { getForecast } from "../src/services/forecast/get-forecast.ts";
+import { withNotes } from "../src/services/insights/notes-for-agent.ts";
 import { listBills, listInvoices } from "../src/services/invoices/list-invoices.ts";
 import { listPaging } from "../src/services/invoices/paging.ts";
 import { listPurchaseOrders } from "../src/services/purchase-orders/list-purchase-orders.ts";
@@ -30,11 +31,17 @@ export interface BenchEndpoint {
 
 export const ENDPOINTS: BenchEndpoint[] = [
   // Cash and forecast (issue 5): served from the stored snapshot and the bank balances.
-  { name: "forecast", path: "/api/agent/forecast", baseline: (ctx) => getForecast({ ctx }) },
+  // Both routes attach the notes for agents (stored insights): part of the endpoint, not the
+  // pipeline, so the baseline runs them too.
+  {
+    name: "forecast",
+    path: "/api/agent/forecast",
+    baseline: async (ctx) => withNotes(ctx, await getForecast({ ctx })),
+  },
   {
     name: "cash-position",
     path: "/api/agent/cash-position",
-    baseline: (ctx) => getCashPosition({ ctx }),
+    baseline: async (ctx) => withNotes(ctx, await getCashPosition({ ctx })),
   },
   {
     name: "account-balances",
