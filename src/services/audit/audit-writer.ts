@@ -1,4 +1,4 @@
-import { type SQL, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client.ts";
 import { type AgentRequestAudit, recordAgentRequest } from "../../db/queries/audit.ts";
 import type { Logger } from "../../logger.ts";
@@ -27,21 +27,28 @@ export function immediateAuditWriter(db: DbOrTx): AuditWriter {
 
 const ROWS_PER_STATEMENT = 500;
 
-/** Appends rows and stamps each key's last-used times once per batch, in one statement. */
+/**
+ * Appends rows and stamps each key's last-used times once per batch, in one statement. The rows
+ * travel as eight array parameters (one per column) unnested in SQL, so the statement's text and
+ * size do not grow with the batch and no SQL is built per row.
+ */
 export async function recordAgentRequests(
   db: DbOrTx,
   rows: readonly AgentRequestAudit[],
 ): Promise<void> {
   for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
     const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
-    const values: SQL[] = chunk.map(
-      (r) => sql`(${r.keyId}, ${r.orgId}, ${r.method}, ${r.route}, ${r.status}, ${r.sensitive},
-                  ${r.requestId}, ${r.at.toISOString()}::timestamptz)`,
-    );
+    // One bound parameter per column (sql.param: not expanded into a list of parameters).
+    const column = <T>(pick: (r: AgentRequestAudit) => T) => sql.param(chunk.map(pick));
     await db.execute(sql`
       with audit as (
         insert into audit_events (key_id, org_id, method, route, status, sensitive, request_id, at)
-        values ${sql.join(values, sql`, `)}
+        select * from unnest(
+          ${column((r) => r.keyId)}::text[], ${column((r) => r.orgId)}::text[],
+          ${column((r) => r.method)}::text[], ${column((r) => r.route)}::text[],
+          ${column((r) => r.status)}::int[], ${column((r) => r.sensitive)}::boolean[],
+          ${column((r) => r.requestId)}::text[],
+          ${column((r) => r.at.toISOString())}::timestamptz[])
         returning key_id, at, sensitive
       ), latest as (
         select key_id, max(at) as at, max(at) filter (where sensitive) as sensitive_at
