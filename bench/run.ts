@@ -10,7 +10,8 @@
  * It prints requests/s, p50 and p99 (medians over rounds), and real/baseline and real/ceiling.
  *
  * Environment: BENCH_DRIVERS (postgres,pglite), BENCH_INVOICES (100000), BENCH_SECONDS (5),
- * BENCH_ROUNDS (3), BENCH_CONNECTIONS (10), BENCH_DATABASE_URL, BENCH_ONLY (endpoint names).
+ * BENCH_ROUNDS (3), BENCH_CONNECTIONS (10), BENCH_DATABASE_URL, BENCH_ONLY (endpoint names),
+ * BENCH_REDIS_URL (the burst cap in Redis instead of in process).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
@@ -35,6 +36,7 @@ import { authenticateKey } from "../src/services/keys/authenticate-key.ts";
 import { createApiKey } from "../src/services/keys/create-api-key.ts";
 import { resolveTargetOrg } from "../src/services/keys/resolve-target-org.ts";
 import { VerifiedKeyCache } from "../src/services/keys/verified-key-cache.ts";
+import { RedisBurstLimiter } from "../src/services/metering/redis-burst-limiter.ts";
 import { ENDPOINTS } from "./endpoints.ts";
 import { type LoadResult, load, median, percentile, staticServer } from "./load.ts";
 
@@ -177,11 +179,18 @@ async function benchDriver(driver: string): Promise<{
       { orgId, plan: "Reserve", status: "active", autoTopUp: true },
       clock.now(),
     );
-    const metering = createMetering({
-      db: database.db,
-      logger,
-      limits: limitsWith({ burstLimit: 1_000_000_000 }),
-    });
+    const limits = limitsWith({ burstLimit: 1_000_000_000 });
+    // BENCH_REDIS_URL: the burst cap in Redis, as the server runs with REDIS_URL.
+    const burst = env.BENCH_REDIS_URL
+      ? new RedisBurstLimiter({
+          url: env.BENCH_REDIS_URL,
+          limit: limits.burstLimit,
+          windowMs: limits.burstWindowMs,
+          logger,
+        })
+      : undefined;
+    if (burst && !(await burst.connect())) throw new Error("BENCH_REDIS_URL does not answer");
+    const metering = createMetering({ db: database.db, logger, limits, burst });
     // As the server runs (src/main.ts): verified keys cached in memory, polled for revocations.
     const keyCache = new VerifiedKeyCache(database.db, { logger });
     await keyCache.start();
@@ -262,6 +271,7 @@ async function benchDriver(driver: string): Promise<{
       printRow(rows[rows.length - 1] as Row);
     }
     keyCache.stop();
+    await metering.close();
     return { rows, keyVerify, seededSeconds };
   } finally {
     await database.close();
