@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import type { Db } from "../../src/db/client.ts";
+import { type Db, openPostgres } from "../../src/db/client.ts";
 import { readAuthEpoch } from "../../src/db/queries/api-keys.ts";
 import { apiKeys, organisations } from "../../src/db/schema/index.ts";
 import { recordAgentRequests } from "../../src/services/audit/audit-writer.ts";
@@ -186,6 +186,53 @@ describe(`verified-key cache (${testDriver})`, () => {
     expect(cache.get("c")).toBe(entry);
     cache.stop();
   });
+
+  it("trusts nothing once its last successful poll is more than four intervals old", async () => {
+    const { db } = await cachedApp();
+    let now = 10_000;
+    const cache = new VerifiedKeyCache(db, { pollMs: 100, nowMs: () => now });
+    await cache.poll(); // a manual poll (no timer): the test moves the clock
+    const entry = { key: {} as never, family: "crun" as const, secretDigest: "00" };
+    cache.set("a", entry, cache.readToken());
+    now += 400;
+    expect(cache.get("a")).toBe(entry);
+    now += 1; // a poll stuck behind a saturated pool, or a lost connection
+    expect(cache.get("a")).toBeUndefined();
+    await cache.poll(); // the epoch did not move: the entry is good again
+    expect(cache.get("a")).toBe(entry);
+  });
+
+  it.skipIf(testDriver !== "postgres")(
+    "a long transaction renaming one organisation does not hold another organisation's revocation",
+    async () => {
+      const { db } = await cachedApp();
+      const a = await createTestOrg(db);
+      const b = await createTestOrg(db);
+      const keyOfB = await createTestKey(db, {
+        kind: "ORG",
+        orgId: b.id,
+        label: "b",
+        scopes: ["READ_BANK"],
+      });
+      const other = openPostgres(process.env.DATABASE_URL ?? "", 1);
+      try {
+        await other.db.transaction(async (tx) => {
+          // An import's first statement may rename its organisation, then run for minutes.
+          await tx
+            .update(organisations)
+            .set({ name: "Renamed in a long import" })
+            .where(eq(organisations.id, a.id));
+          const revoked = await Promise.race([
+            revokeApiKey(db, keyOfB.prefix, TEST_NOW).then(() => "revoked"),
+            new Promise((r) => setTimeout(() => r("blocked"), 3_000)),
+          ]);
+          expect(revoked).toBe("revoked");
+        });
+      } finally {
+        await other.close();
+      }
+    },
+  );
 
   it("the epoch row exists after migration", async () => {
     const { db } = await testApp();

@@ -119,11 +119,10 @@ export async function listApiKeyRows(
     .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id));
 }
 
-/** The current auth epoch (see `authEpoch`); 0 when the row is missing. */
+/** The current auth epoch: the sum of every scope's row (see `authEpoch`), 0 without rows. */
 export async function readAuthEpoch(db: DbOrTx): Promise<number> {
   const [row] = await db
-    .select({ epoch: authEpoch.epoch })
-    .from(authEpoch)
-    .where(eq(authEpoch.id, 1));
-  return row?.epoch ?? 0;
+    .select({ epoch: sql<string>`coalesce(sum(${authEpoch.epoch}), 0)::text` })
+    .from(authEpoch);
+  return Number(row?.epoch ?? 0);
 }

@@ -4,6 +4,9 @@ import type { KeyFamily } from "../../domain/keys.ts";
 import type { Logger } from "../../logger.ts";
 import type { AuthenticatedKey } from "../context.ts";
 
+/** Entries are trusted only while the last successful poll is at most this many intervals old. */
+const STALE_POLLS = 4;
+
 /** What the cache keeps of a verified, unrevoked key: never the secret, only its digest. */
 export interface CachedKey {
   key: AuthenticatedKey;
@@ -29,13 +32,15 @@ export interface VerifiedKeyCacheOptions {
  * a database round trip (on the bank-accounts benchmark the lookup cost about a third of the
  * endpoint's throughput).
  *
- * Invalidation: triggers bump the `auth_epoch` row in the same transaction as any change to a
+ * Invalidation: triggers bump an `auth_epoch` row in the same transaction as any change to a
  * key (revocation, rotation, deletion) or to an organisation field read with its keys
- * (drizzle/0011_auth_epoch_triggers.sql), whoever makes it. Every instance polls the epoch every
- * `pollMs` and drops everything when it moves, so a revocation stops a key on every instance
- * within `pollMs` of its commit; `clear()` makes it immediate in the process that revoked.
- * Until the first poll succeeds, and after a failed poll, the cache holds nothing and every
- * request reads the database (so a lost database never leaves stale keys usable).
+ * (drizzle/0011 and 0015), whoever makes it. Every instance polls the epoch every `pollMs` and
+ * drops everything when it moves, so a revocation stops a key on every instance within `pollMs`
+ * of its commit; `clear()` makes it immediate in the process that revoked. Until the first poll
+ * succeeds, after a failed poll, and whenever the last successful poll is older than
+ * `STALE_POLLS` intervals (a poll stuck behind a saturated pool or a lost connection), the cache
+ * answers nothing and every request reads the database, so a revocation is never outlived by
+ * more than a few poll intervals.
  *
  * Only active keys are cached: unknown prefixes, wrong secrets on an uncached key and revoked
  * keys always reach the database. A wrong secret for a cached prefix is refused from memory
@@ -47,6 +52,8 @@ export class VerifiedKeyCache {
   private epoch: number | null = null;
   /** Bumped by every clear, so a read that began before it cannot store what it read. */
   private generation = 0;
+  /** When the last poll succeeded (ms). */
+  private polledAtMs = 0;
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
   private readonly pollMs: number;
@@ -93,6 +100,7 @@ export class VerifiedKeyCache {
         this.clear();
         this.epoch = epoch;
       }
+      this.polledAtMs = this.nowMs();
     } catch (err) {
       if (this.epoch !== null) this.opts.logger?.warn({ err }, "key cache: epoch unreadable");
       this.clear();
@@ -109,6 +117,7 @@ export class VerifiedKeyCache {
   /** The cached key for a prefix, if the cache is on and the entry is fresh. */
   get(prefix: string): CachedKey | undefined {
     if (this.epoch === null) return undefined;
+    if (this.nowMs() - this.polledAtMs > STALE_POLLS * this.pollMs) return undefined;
     const entry = this.entries.get(prefix);
     if (!entry) return undefined;
     if (entry.expiresAtMs <= this.nowMs()) {
