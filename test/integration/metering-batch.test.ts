@@ -10,7 +10,7 @@ import {
   pgCreditStore,
 } from "../../src/services/metering/credit-store.ts";
 import { TEST_NOW, testApp } from "../helpers/api.ts";
-import { orgWithKey } from "../helpers/metering.ts";
+import { insertUses, orgWithKey } from "../helpers/metering.ts";
 import { testDriver } from "../helpers/test-db.ts";
 
 /** Pocket with a 3-credit window and 2-credit packs: every branch within a few calls. */
@@ -31,7 +31,7 @@ async function pocketOrg(db: Db, autoTopUp: boolean) {
     allowance,
     packs,
   });
-  return { org, input };
+  return { org, input, keyId: key.id };
 }
 
 const figures = (r: CreditAdmitResult) => ({
@@ -86,6 +86,38 @@ describe(`group admission (${testDriver})`, () => {
       expect(bought).toEqual(autoTopUp ? { n: 3, credits: 6 } : { n: 0, credits: 0 });
     });
   }
+
+  it("decides each item against its own window as uses age out between them", async () => {
+    const { db } = await testApp();
+    const window = DEFAULT_LIMITS.creditWindowMs;
+    const calls = 6;
+    const setUp = async () => {
+      const world = await pocketOrg(db, false);
+      // A full window whose uses age out one by one during the calls (1 ms apart).
+      await insertUses(db, {
+        userId: world.org.ownerUserId,
+        billingAccountId: world.org.billingAccountId,
+        orgId: world.org.id,
+        keyId: world.keyId,
+        times: [1, 2, 3].map((ms) => new Date(TEST_NOW.getTime() - window + ms)),
+      });
+      return world;
+    };
+    // Calls at -1, 0, 1, … ms: the first goes alone, the rest share one statement in which the
+    // old uses age out item by item.
+    const at = Array.from({ length: calls + 1 }, (_, i) => i - 1);
+    const one = await setUp();
+    const sequentialStore = pgCreditStore(db);
+    const sequential: CreditAdmitResult[] = [];
+    for (const ms of at) sequential.push(await sequentialStore.admit(one.input(ms)));
+
+    const two = await setUp();
+    const batchedStore = pgCreditStore(db);
+    const batched = await Promise.all(at.map((ms) => batchedStore.admit(two.input(ms))));
+    expect(batched.map(figures)).toEqual(sequential.map(figures));
+    expect(sequential.map((r) => r.decision)).toContain("refuse");
+    expect(sequential.map((r) => r.decision)).toContain("plan");
+  });
 
   it("answers every call of a batch for an organisation without a billable seat", async () => {
     const { db } = await testApp();
