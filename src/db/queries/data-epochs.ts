@@ -24,3 +24,14 @@ export async function readOrgDataEpoch(db: DbOrTx, orgId: string): Promise<numbe
   const [row] = await query.execute({ orgId });
   return row?.epoch ?? 0;
 }
+
+/**
+ * Bumps the organisation's data epoch now, taking its row lock for the rest of the transaction.
+ * A writer of listed rows outside an import calls it first, so that it queues behind an import in
+ * progress before it locks any row the import may also write (instead of deadlocking with it).
+ */
+export async function bumpOrgDataEpoch(tx: DbOrTx, orgId: string): Promise<void> {
+  await tx.execute(sql`
+    INSERT INTO org_data_epochs AS e (org_id, epoch) VALUES (${orgId}, 1)
+    ON CONFLICT (org_id) DO UPDATE SET epoch = e.epoch + 1`);
+}

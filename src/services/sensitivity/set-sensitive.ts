@@ -1,5 +1,6 @@
 import { and, eq, or } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client.ts";
+import { bumpOrgDataEpoch } from "../../db/queries/data-epochs.ts";
 import { contacts, ledgerAccounts } from "../../db/schema/index.ts";
 import { NotFoundError } from "../errors.ts";
 
@@ -47,13 +48,22 @@ export async function setSensitive(
     };
   }
   const ref = input.target.contact;
-  const rows = await db
-    .update(contacts)
-    .set({ isSensitive: input.sensitive })
-    .where(
-      and(eq(contacts.orgId, input.orgId), or(eq(contacts.id, ref), eq(contacts.externalId, ref))),
-    )
-    .returning();
+  const rows = await db.transaction(async (tx) => {
+    // The organisation's data epoch first: an import in progress holds it until it commits, so
+    // this waits there, before locking the contact the import may still write (the other order
+    // deadlocks with the import: drizzle/0014_org_data_epoch_triggers.sql).
+    await bumpOrgDataEpoch(tx, input.orgId);
+    return tx
+      .update(contacts)
+      .set({ isSensitive: input.sensitive })
+      .where(
+        and(
+          eq(contacts.orgId, input.orgId),
+          or(eq(contacts.id, ref), eq(contacts.externalId, ref)),
+        ),
+      )
+      .returning();
+  });
   const row = rows[0];
   if (!row) throw new NotFoundError(`contact ${ref}`);
   return {

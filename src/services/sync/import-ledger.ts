@@ -135,7 +135,11 @@ export async function importLedger(db: Db, input: ImportLedgerInput): Promise<Sy
     }
     throw new LedgerImportError({ syncRunId, outcome: "failed", counts, error }, { cause: e });
   }
-  await analyzeAfterLargeImport(db, counts);
+  // The import has committed: statistics that cannot be refreshed now (a lock wait, a timeout)
+  // are autovacuum's to catch up, never a failed import.
+  await analyzeAfterLargeImport(db, counts).catch((e: unknown) => {
+    process.emitWarning(`ANALYZE after import ${syncRunId} failed: ${String(e)}`);
+  });
   await recomputeAfterImport(db, { orgId, now, syncRunId }); // forecasts follow every import
   await baselinesAfterImport(db, { orgId, now, syncRunId }); // baselines, insights, summaries
   return { syncRunId, outcome: "succeeded", counts };
