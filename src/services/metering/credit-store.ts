@@ -25,6 +25,11 @@ export interface CreditAdmitInput extends CreditRequest {
   requestId: string;
   /** Credits of a top-up pack per seat plan (null = none). */
   packs: Record<PlanName, number | null>;
+  /**
+   * Aborted when the caller gave up (it answered 503): a call still waiting for its batch is
+   * then dropped unsent, so it can neither use a credit nor buy a top-up pack.
+   */
+  signal?: AbortSignal;
 }
 
 export interface CreditAdmitResult {
@@ -160,7 +165,7 @@ export function pgCreditStore(db: DbOrTx): CreditStore {
     admitBatch(db, inputs),
   );
   return {
-    admit: (input) => batcher.run(admissionGroup(input), input),
+    admit: (input) => batcher.run(admissionGroup(input), input, input.signal),
 
     async refund(useId) {
       const result = await db.execute(sql`SELECT metering_refund(${useId}::bigint) AS refunded`);

@@ -84,6 +84,25 @@ describe("KeyedBatcher", () => {
     await expect(fourth).resolves.toBe("a:4");
   });
 
+  it("drops a waiting call whose caller gave up, unsent; a call already sent completes", async () => {
+    const { sent, send } = manualSend();
+    const b = new KeyedBatcher(send);
+    const inFlight = new AbortController();
+    const first = b.run("a", 1, inFlight.signal);
+    const gaveUp = new AbortController();
+    const dropped = b.run("a", 2, gaveUp.signal);
+    const kept = b.run("a", 3);
+    gaveUp.abort(new Error("answered 503"));
+    inFlight.abort(); // too late: already sent
+    sent[0]?.finish();
+    await expect(first).resolves.toBe("a:1");
+    await expect(dropped).rejects.toThrow("answered 503");
+    await tick();
+    expect(sent.map((s) => s.inputs)).toEqual([[1], [3]]);
+    sent[1]?.finish();
+    await expect(kept).resolves.toBe("a:3");
+  });
+
   it("rejects a batch answered with the wrong number of results", async () => {
     const b = new KeyedBatcher(async (_key: string, inputs: number[]) => inputs.slice(1));
     await expect(b.run("a", 1)).rejects.toThrow("batch of 1 answered 0 results");

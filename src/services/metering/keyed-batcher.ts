@@ -16,16 +16,21 @@ export class KeyedBatcher<I, O> {
     private readonly maxBatch = 256,
   ) {}
 
-  run(key: string, input: I): Promise<O> {
+  /**
+   * @param signal once aborted, a call still waiting for its batch is dropped unsent and
+   *   rejected with the signal's reason (a call already sent completes regardless).
+   */
+  run(key: string, input: I, signal?: AbortSignal): Promise<O> {
     return new Promise<O>((resolve, reject) => {
+      const pending = { input, resolve, reject, signal };
       const waiting = this.queues.get(key);
       if (waiting) {
-        waiting.push({ input, resolve, reject });
+        waiting.push(pending);
         return;
       }
       // Nothing of this key in flight: an empty queue marks it busy while this call goes alone.
       this.queues.set(key, []);
-      void this.drain(key, [{ input, resolve, reject }]);
+      void this.drain(key, [pending]);
     });
   }
 
@@ -45,7 +50,12 @@ export class KeyedBatcher<I, O> {
         for (const p of batch) p.reject(err);
       }
       const waiting = this.queues.get(key) ?? [];
-      batch = waiting.splice(0, this.maxBatch);
+      batch = [];
+      while (waiting.length > 0 && batch.length < this.maxBatch) {
+        const next = waiting.shift() as Pending<I, O>;
+        if (next.signal?.aborted) next.reject(next.signal.reason);
+        else batch.push(next);
+      }
     }
     this.queues.delete(key);
   }
@@ -53,6 +63,7 @@ export class KeyedBatcher<I, O> {
 
 interface Pending<I, O> {
   input: I;
+  signal?: AbortSignal | undefined;
   resolve(value: O): void;
   reject(reason: unknown): void;
 }

@@ -281,8 +281,9 @@ export class Metering {
     let creditUseId: string | null = null;
     if (req.chargesCredit) {
       const admitted = await this.guard(
-        () =>
+        (signal) =>
           this.store.admit({
+            signal,
             ...request,
             keyId: req.key.id,
             route: req.routeTemplate,
@@ -364,16 +365,22 @@ export class Metering {
   }
 
   /** Runs a store call; unreachable or too slow becomes 503 `service_unavailable`. */
-  private async guard<T>(op: () => Promise<T>, onLate?: (value: T) => void): Promise<T> {
+  private async guard<T>(
+    op: (signal: AbortSignal) => Promise<T>,
+    onLate?: (value: T) => void,
+  ): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     let timedOut = false;
-    const call = op();
+    // Aborted when the call times out: a store call still waiting to be sent is then dropped.
+    const abandon = new AbortController();
+    const call = op(abandon.signal);
     try {
       return await Promise.race([
         call,
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => {
             timedOut = true;
+            abandon.abort();
             reject(new StoreTimeoutError(`credit store slower than ${this.storeTimeoutMs} ms`));
           }, this.storeTimeoutMs);
         }),
