@@ -2,7 +2,8 @@
 -- Group admission (docs/metering.md): several metered calls of one (user, organisation) in one
 -- statement. The credit store sends a call at once when none of that pair is in flight; calls
 -- arriving meanwhile queue and go together in the next statement. Items are decided in array
--- order exactly as metering_admit decides calls one after another (same lock, same invariant:
+-- order exactly as metering_admit decides calls one after another, each against its own window
+-- (its own now - 5 h: the cutoff moves item by item) (same lock, same invariant:
 -- credit_windows.used = plan uses with at > cutoff), with one billing read, one window lock, one
 -- daily-bucket update and one commit per batch. p_items: [{key, route, request, at}, ...].
 -- Returns one row per item, in order (r_ord from 1); the window figures (frees at, newest) are
@@ -26,6 +27,8 @@ DECLARE
   w_top_up integer;
   v_item jsonb;
   v_at timestamptz;
+  v_window interval;
+  v_cut timestamptz;
   v_decision text;
   v_use bigint;
   v_admitted integer := 0;
@@ -77,22 +80,29 @@ BEGIN
       FOR UPDATE;
   END IF;
 
-  IF p_cutoff > w_cutoff THEN
-    w_used := w_used - (SELECT count(*)::integer FROM credit_uses u
-      WHERE u.user_id = p_user AND u.billing_account_id = v_account AND u.source = 'plan'
-        AND u.at > w_cutoff AND u.at <= p_cutoff);
-    w_cutoff := p_cutoff;
-  ELSIF p_cutoff < w_cutoff THEN
-    w_used := w_used + (SELECT count(*)::integer FROM credit_uses u
-      WHERE u.user_id = p_user AND u.billing_account_id = v_account AND u.source = 'plan'
-        AND u.at > p_cutoff AND u.at <= w_cutoff);
-    w_cutoff := p_cutoff;
-  END IF;
+  -- The window's length: p_cutoff is the latest item's instant minus the window.
+  v_window := (SELECT max((i.item ->> 'at')::timestamptz) FROM jsonb_array_elements(p_items) AS i(item))
+              - p_cutoff;
 
   FOR v_item IN SELECT i.item FROM jsonb_array_elements(p_items) WITH ORDINALITY AS i(item, ord)
                 ORDER BY i.ord LOOP
     v_at := (v_item ->> 'at')::timestamptz;
     v_use := NULL;
+    -- Each item against its own window (now - 5 h), exactly as a call alone would be: move the
+    -- cutoff, subtracting the plan uses that aged out in between (or adding back the ones that
+    -- count again for an earlier instant).
+    v_cut := v_at - v_window;
+    IF v_cut > w_cutoff THEN
+      w_used := w_used - (SELECT count(*)::integer FROM credit_uses u
+        WHERE u.user_id = p_user AND u.billing_account_id = v_account AND u.source = 'plan'
+          AND u.at > w_cutoff AND u.at <= v_cut);
+      w_cutoff := v_cut;
+    ELSIF v_cut < w_cutoff THEN
+      w_used := w_used + (SELECT count(*)::integer FROM credit_uses u
+        WHERE u.user_id = p_user AND u.billing_account_id = v_account AND u.source = 'plan'
+          AND u.at > v_cut AND u.at <= w_cutoff);
+      w_cutoff := v_cut;
+    END IF;
     IF w_used < v_limit THEN
       v_decision := 'plan';
       w_used := w_used + 1;

@@ -89,7 +89,7 @@ export const auditEvents = pgTable(
  * Epochs of what a verified-key cache holds: triggers add one to the row of the key or
  * organisation that changed (`id` = hashtext('key:<id>' | 'org:<id>')) whenever a key is revoked,
  * rotated, rescoped or deleted, or the fields of an organisation read with its keys change
- * (drizzle/0011 and 0015). So every writer (the server, the CLI, another instance) invalidates
+ * (drizzle/0011_auth_epoch_triggers.sql). So every writer (the server, the CLI, another instance) invalidates
  * every instance's cache, which polls the sum of the rows (src/services/keys/verified-key-cache.ts);
  * a row per scope means a long transaction that bumps one (an import renaming its organisation)
  * holds no other scope's bump.

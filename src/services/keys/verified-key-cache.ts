@@ -34,7 +34,7 @@ export interface VerifiedKeyCacheOptions {
  *
  * Invalidation: triggers bump an `auth_epoch` row in the same transaction as any change to a
  * key (revocation, rotation, deletion) or to an organisation field read with its keys
- * (drizzle/0011 and 0015), whoever makes it. Every instance polls the epoch every `pollMs` and
+ * (drizzle/0011_auth_epoch_triggers.sql), whoever makes it. Every instance polls the epoch every `pollMs` and
  * drops everything when it moves, so a revocation stops a key on every instance within `pollMs`
  * of its commit; `clear()` makes it immediate in the process that revoked. Until the first poll
  * succeeds, after a failed poll, and whenever the last successful poll is older than
