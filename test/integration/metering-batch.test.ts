@@ -119,6 +119,33 @@ describe(`group admission (${testDriver})`, () => {
     expect(sequential.map((r) => r.decision)).toContain("plan");
   });
 
+  it("counts a batch's own uses as later items age them out, and back in for an earlier item", async () => {
+    const { db } = await testApp();
+    const window = DEFAULT_LIMITS.creditWindowMs;
+    // The first call goes alone; the rest share one statement. Items at `window` and
+    // `window + 1` age out uses this very batch recorded (0 and 1); the last item's instant is
+    // earlier than the window's cutoff by then, so those uses count again for it.
+    const at = [-1, 0, 1, window, window + 1, 2, window + 2];
+    const one = await pocketOrg(db, false);
+    const sequentialStore = pgCreditStore(db);
+    const sequential: CreditAdmitResult[] = [];
+    for (const ms of at) sequential.push(await sequentialStore.admit(one.input(ms)));
+
+    const two = await pocketOrg(db, false);
+    const batchedStore = pgCreditStore(db);
+    const batched = await Promise.all(at.map((ms) => batchedStore.admit(two.input(ms))));
+    expect(batched.map(figures)).toEqual(sequential.map(figures));
+    expect(sequential.map((r) => r.decision)).toEqual([
+      "plan",
+      "plan",
+      "plan",
+      "plan",
+      "plan",
+      "refuse",
+      "plan",
+    ]);
+  });
+
   it("answers every call of a batch for an organisation without a billable seat", async () => {
     const { db } = await testApp();
     const { org, input } = await pocketOrg(db, false);
