@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   base32Encode,
+  checksumHolds,
   DUMMY_DIGEST,
   digestSecret,
   generateApiKey,
@@ -10,6 +11,7 @@ import {
   keyChecksum,
   keyFamilyForKind,
   parseApiKey,
+  parseApiKeyShape,
   secretMatchesDigest,
 } from "./keys.ts";
 
@@ -62,6 +64,17 @@ describe("API key format", () => {
   it("parses a generated key back into its parts", () => {
     const k = generateApiKey("crun");
     expect(parseApiKey(k.key)).toEqual({ family: "crun", prefix: k.prefix, secret: k.secret });
+  });
+
+  it("splits by shape alone, leaving the checksum to checksumHolds", () => {
+    const k = generateApiKey("cr_live");
+    const last = k.key.slice(-1);
+    const typo = `${k.key.slice(0, -1)}${last === "0" ? "1" : "0"}`;
+    const shape = parseApiKeyShape(typo);
+    expect(shape).toEqual({ family: "cr_live", prefix: k.prefix, secret: typo.split("_")[3] });
+    expect(shape && checksumHolds(shape)).toBe(false);
+    expect(checksumHolds({ family: k.family, prefix: k.prefix, secret: k.secret })).toBe(true);
+    expect(parseApiKeyShape("x".repeat(100_000))).toBeNull();
   });
 
   it("refuses any single mistyped character through the checksum or the shape", () => {

@@ -1,6 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "./env.ts";
 import { errorBody } from "./errors.ts";
+import { jsonWithId } from "./request-id.ts";
 
 /**
  * An OpenAPIHono whose validation failures answer 400 `invalid_parameter` naming the parameter,
@@ -15,7 +16,11 @@ export function createApi() {
       const message = issue
         ? `${parameter ? `${parameter}: ` : ""}${issue.message}`
         : "Invalid request.";
-      return c.json(errorBody("invalid_parameter", message, parameter ? { parameter } : {}), 400);
+      return jsonWithId(
+        c,
+        errorBody("invalid_parameter", message, parameter ? { parameter } : {}),
+        400,
+      );
     },
   });
 }

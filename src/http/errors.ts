@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { ERROR_STATUS, type ErrorCode, ServiceError } from "../services/errors.ts";
 import type { AppEnv } from "./env.ts";
+import { jsonWithId } from "./request-id.ts";
 
 export const ErrorResponseSchema = z
   .object({
@@ -67,13 +68,12 @@ export function errorBody(code: ErrorCode, message: string, extra: Record<string
 }
 
 export function respondError(c: Context<AppEnv>, err: ServiceError) {
-  for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
-  return c.json(errorBody(err.code, err.message, err.details), err.status);
+  return jsonWithId(c, errorBody(err.code, err.message, err.details), err.status, err.headers);
 }
 
 export function onError(err: Error, c: Context<AppEnv>) {
   if (err instanceof ServiceError) return respondError(c, err);
   const requestId = c.get("requestId");
   c.get("logger")?.error({ err, requestId }, "unhandled error");
-  return c.json(errorBody("internal_error", "Unexpected error.", { requestId }), 500);
+  return jsonWithId(c, errorBody("internal_error", "Unexpected error.", { requestId }), 500);
 }

@@ -5,6 +5,7 @@ import { hasScope } from "../../domain/scopes.ts";
 import { type AuditWriter, immediateAuditWriter } from "../../services/audit/audit-writer.ts";
 import type { AppEnv } from "../env.ts";
 import { errorBody } from "../errors.ts";
+import { jsonWithId } from "../request-id.ts";
 
 /** Audit `route` of an authenticated request that matched no route. */
 export const UNMATCHED_ROUTE = "(unmatched)";
@@ -43,7 +44,7 @@ export function auditTrail(deps: {
     } catch (err) {
       c.get("logger").error({ err, keyPrefix: key.prefix }, "audit write failed");
       const requestId = c.get("requestId");
-      c.res = c.json(errorBody("internal_error", "Unexpected error.", { requestId }), 500);
+      c.res = jsonWithId(c, errorBody("internal_error", "Unexpected error.", { requestId }), 500);
     }
   };
 }

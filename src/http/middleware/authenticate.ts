@@ -3,6 +3,7 @@ import type { Db } from "../../db/client.ts";
 import { authenticateKey } from "../../services/keys/authenticate-key.ts";
 import type { VerifiedKeyCache } from "../../services/keys/verified-key-cache.ts";
 import type { AppEnv } from "../env.ts";
+import { bodyWithId } from "../request-id.ts";
 
 /**
  * The one 401 body. Every cause (no header, another scheme, a malformed or mistyped key, an
@@ -32,7 +33,7 @@ export function authenticate(
     if (publicPaths.has(c.req.path)) return next();
     const key = await authenticateKey(db, bearerToken(c.req.header("authorization")), opts.cache);
     if (!key) {
-      return c.body(UNAUTHORIZED_BODY, 401, {
+      return bodyWithId(c, UNAUTHORIZED_BODY, 401, {
         "Content-Type": "application/json",
         "WWW-Authenticate": 'Bearer realm="agent-api"',
       });

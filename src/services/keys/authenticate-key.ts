@@ -1,6 +1,11 @@
 import type { DbOrTx } from "../../db/client.ts";
 import { findApiKeyForAuth } from "../../db/queries/api-keys.ts";
-import { DUMMY_DIGEST, parseApiKey, secretMatchesDigest } from "../../domain/keys.ts";
+import {
+  checksumHolds,
+  DUMMY_DIGEST,
+  parseApiKeyShape,
+  secretMatchesDigest,
+} from "../../domain/keys.ts";
 import type { AuthenticatedKey } from "../context.ts";
 import { toAuthenticatedKey } from "./key-views.ts";
 import type { VerifiedKeyCache } from "./verified-key-cache.ts";
@@ -20,13 +25,17 @@ export async function authenticateKey(
   rawKey: string,
   cache?: VerifiedKeyCache,
 ): Promise<AuthenticatedKey | null> {
-  const parsed = parseApiKey(rawKey);
+  const parsed = parseApiKeyShape(rawKey);
   if (!parsed) return null;
   const cached = cache?.get(parsed.prefix);
   if (cached) {
+    // The whole secret against the stored digest: a match implies the checksum (see
+    // parseApiKeyShape), so the checksum's own hash is skipped on this, the hot, path.
     const matches = secretMatchesDigest(parsed.secret, cached.secretDigest);
     return matches && cached.family === parsed.family ? cached.key : null;
   }
+  // A mistyped key is refused here, without a database read.
+  if (!checksumHolds(parsed)) return null;
   const token = cache?.readToken();
   const found = await findApiKeyForAuth(db, parsed.prefix);
   const row = found?.key;

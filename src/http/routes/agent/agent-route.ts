@@ -18,6 +18,7 @@ import {
 import { requireScope } from "../../middleware/require-scope.ts";
 import { routeTemplate } from "../../middleware/route-template.ts";
 import { targetOrg } from "../../middleware/target-org.ts";
+import { jsonWithId } from "../../request-id.ts";
 import { addAlerts, documentedWithAlerts } from "./alerts.ts";
 
 /** What the agent routes' pipeline steps need. */
@@ -249,11 +250,7 @@ export function registerOrgRoute<
         c,
       );
       const admission = await admittedFor(c);
-      return c.json(
-        addAlerts(result, admission) as Record<string, unknown>,
-        200,
-        meteringHeaders(admission),
-      );
+      return jsonWithId(c, addAlerts(result, admission), 200, meteringHeaders(admission));
     });
   }
 }
@@ -311,10 +308,6 @@ export function registerKeyRoute<S extends z.ZodType>(
     if (!key) throw new Error("route handler ran without an authenticated key");
     const body = await spec.handler(key, c);
     const admission = await admittedFor(c);
-    return c.json(
-      addAlerts(body, admission) as Record<string, unknown>,
-      200,
-      meteringHeaders(admission),
-    );
+    return jsonWithId(c, addAlerts(body, admission), 200, meteringHeaders(admission));
   });
 }
