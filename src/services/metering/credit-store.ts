@@ -7,7 +7,7 @@ import {
   type BillingRow,
   billingContextFromRow,
 } from "../billing/billing-context.ts";
-import { KeyedBatcher } from "./keyed-batcher.ts";
+import { type GiveUp, KeyedBatcher } from "./keyed-batcher.ts";
 
 /** What one admission or read needs: who, for which organisation, when, under which limits. */
 export interface CreditRequest {
@@ -29,7 +29,7 @@ export interface CreditAdmitInput extends CreditRequest {
    * Aborted when the caller gave up (it answered 503): a call still waiting for its batch is
    * then dropped unsent, so it can neither use a credit nor buy a top-up pack.
    */
-  signal?: AbortSignal;
+  signal?: GiveUp;
 }
 
 export interface CreditAdmitResult {
@@ -102,6 +102,17 @@ function windowState(row: WindowRow, context: BillingContext, input: CreditReque
   } satisfies CreditWindowState;
 }
 
+/** JSON of the limits objects, which are made once per metering instance (per-call cost). */
+const limitsJson = new WeakMap<object, string>();
+function jsonOf(limits: object): string {
+  let json = limitsJson.get(limits);
+  if (json === undefined) {
+    json = JSON.stringify(limits);
+    limitsJson.set(limits, json);
+  }
+  return json;
+}
+
 /** Admissions that may share one statement: same seat window, UTC day and limits. */
 function admissionGroup(input: CreditAdmitInput): string {
   return [
@@ -109,8 +120,8 @@ function admissionGroup(input: CreditAdmitInput): string {
     input.orgId,
     input.windowMs,
     utcDay(input.now),
-    JSON.stringify(input.allowance),
-    JSON.stringify(input.packs),
+    jsonOf(input.allowance),
+    jsonOf(input.packs),
   ].join("\u0000");
 }
 
@@ -129,8 +140,8 @@ async function admitBatch(db: DbOrTx, inputs: CreditAdmitInput[]): Promise<Credi
   const result = await db.execute(sql`
     SELECT * FROM metering_admit_batch(
       ${first.userId}::text, ${first.orgId}::text, ${cutoff.toISOString()}::timestamptz,
-      ${utcDay(first.now)}::date, ${JSON.stringify(first.allowance)}::jsonb,
-      ${JSON.stringify(first.packs)}::jsonb, ${JSON.stringify(items)}::jsonb)`);
+      ${utcDay(first.now)}::date, ${jsonOf(first.allowance)}::jsonb,
+      ${jsonOf(first.packs)}::jsonb, ${JSON.stringify(items)}::jsonb)`);
   const rows = rowsOf<AdmitRow & { r_ord: number }>(result);
   if (rows.length !== inputs.length) {
     throw new Error(`metering_admit_batch answered ${rows.length} rows for ${inputs.length}`);

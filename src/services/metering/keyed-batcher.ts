@@ -1,4 +1,14 @@
 /**
+ * What a caller that may give up passes: an AbortSignal, or anything with the same two fields
+ * (the metering guard passes a plain object: an AbortController per request cost about 1% of
+ * the agent pipeline's CPU).
+ */
+export interface GiveUp {
+  readonly aborted: boolean;
+  readonly reason?: unknown;
+}
+
+/**
  * Natural batching per key: a call whose key has nothing in flight is sent at once, alone; calls
  * arriving while one of their key is in flight wait and are sent together, in arrival order, as
  * soon as it returns. So an idle key pays no added latency, and a busy one pays one round trip
@@ -20,7 +30,7 @@ export class KeyedBatcher<I, O> {
    * @param signal once aborted, a call still waiting for its batch is dropped unsent and
    *   rejected with the signal's reason (a call already sent completes regardless).
    */
-  run(key: string, input: I, signal?: AbortSignal): Promise<O> {
+  run(key: string, input: I, signal?: GiveUp): Promise<O> {
     return new Promise<O>((resolve, reject) => {
       const pending = { input, resolve, reject, signal };
       const waiting = this.queues.get(key);
@@ -63,7 +73,7 @@ export class KeyedBatcher<I, O> {
 
 interface Pending<I, O> {
   input: I;
-  signal?: AbortSignal | undefined;
+  signal?: GiveUp | undefined;
   resolve(value: O): void;
   reject(reason: unknown): void;
 }

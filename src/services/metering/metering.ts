@@ -34,6 +34,7 @@ import {
   InProcessBurstLimiter,
 } from "./burst-limiter.ts";
 import { type CreditAdmitResult, type CreditStore, pgCreditStore } from "./credit-store.ts";
+import type { GiveUp } from "./keyed-batcher.ts";
 
 /** A request that passed authentication, organisation and scope, as metering sees it. */
 export interface MeterRequest {
@@ -366,21 +367,22 @@ export class Metering {
 
   /** Runs a store call; unreachable or too slow becomes 503 `service_unavailable`. */
   private async guard<T>(
-    op: (signal: AbortSignal) => Promise<T>,
+    op: (signal: GiveUp) => Promise<T>,
     onLate?: (value: T) => void,
   ): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     let timedOut = false;
     // Aborted when the call times out: a store call still waiting to be sent is then dropped.
-    const abandon = new AbortController();
-    const call = op(abandon.signal);
+    const abandon: { aborted: boolean; reason?: unknown } = { aborted: false };
+    const call = op(abandon);
     try {
       return await Promise.race([
         call,
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => {
             timedOut = true;
-            abandon.abort();
+            abandon.aborted = true;
+            abandon.reason = new StoreTimeoutError("gave up waiting for the credit store");
             reject(new StoreTimeoutError(`credit store slower than ${this.storeTimeoutMs} ms`));
           }, this.storeTimeoutMs);
         }),
