@@ -11,7 +11,8 @@
  *   sequential — one call at a time (BENCH_METER_CALLS, default 3,000; the first 500 dropped);
  *   concurrent — BENCH_CONNECTIONS (10) callers in a loop for BENCH_SECONDS (5), which is how
  *                group admission batches them (src/services/metering/keyed-batcher.ts).
- * It prints p50, p99 and max in milliseconds and calls/s for the concurrent case.
+ * Each with the production credit store (reservations for busy pairs) and, in process, with group
+ * admission alone. It prints p50, p99 and max in milliseconds and calls/s for the concurrent case.
  */
 import { randomUUID } from "node:crypto";
 import pg from "pg";
@@ -23,6 +24,7 @@ import { setBilling } from "../src/services/billing/set-billing.ts";
 import { authenticateKey } from "../src/services/keys/authenticate-key.ts";
 import { createApiKey } from "../src/services/keys/create-api-key.ts";
 import { resolveTargetOrg } from "../src/services/keys/resolve-target-org.ts";
+import { pgCreditStore } from "../src/services/metering/credit-store.ts";
 import { Metering, type MeterRequest } from "../src/services/metering/metering.ts";
 import { RedisBurstLimiter } from "../src/services/metering/redis-burst-limiter.ts";
 import { createOrganisation } from "../src/services/orgs/create-organisation.ts";
@@ -73,7 +75,7 @@ const stats = (ms: number[]) => ({
 });
 const fmt = (n: number) => n.toFixed(3).padStart(7);
 
-async function run(database: Database, limiterName: string, metering: Metering) {
+async function run(database: Database, limiterName: string, metering: Metering, store: string) {
   const now = new Date();
   const org = await createOrganisation(
     database.db,
@@ -122,11 +124,11 @@ async function run(database: Database, limiterName: string, metering: Metering) 
   );
   const con = stats(concurrent);
   console.log(
-    `${database.kind.padEnd(8)} ${limiterName.padEnd(10)} sequential p50 ${fmt(seq.p50)} p99 ${fmt(seq.p99)} max ${fmt(seq.max)} ms | ` +
+    `${database.kind.padEnd(8)} ${limiterName.padEnd(10)} ${store.padEnd(12)} sequential p50 ${fmt(seq.p50)} p99 ${fmt(seq.p99)} max ${fmt(seq.max)} ms | ` +
       `${CONNECTIONS} concurrent p50 ${fmt(con.p50)} p99 ${fmt(con.p99)} max ${fmt(con.max)} ms, ` +
       `${(concurrent.length / SECONDS).toFixed(0)} calls/s`,
   );
-  return { driver: database.kind, limiter: limiterName, sequential: seq, concurrent: con };
+  return { driver: database.kind, limiter: limiterName, store, sequential: seq, concurrent: con };
 }
 
 const logger = createLogger("silent");
@@ -139,7 +141,15 @@ console.log(
 for (const driver of DRIVERS) {
   const database = await openDriver(driver);
   try {
-    await run(database, "in-process", new Metering({ db: database.db, logger, limits }));
+    // The production store (reservations for busy pairs), then group admission alone.
+    for (const [name, store] of [
+      ["reserving", undefined],
+      ["group-only", pgCreditStore(database.db)],
+    ] as const) {
+      const metering = new Metering({ db: database.db, logger, limits, store });
+      await run(database, "in-process", metering, name);
+      await metering.close();
+    }
     if (withRedis && driver === "postgres") {
       const burst = new RedisBurstLimiter({
         url: REDIS_URL,
@@ -149,7 +159,7 @@ for (const driver of DRIVERS) {
       });
       if (!(await burst.connect())) throw new Error("Redis stopped answering");
       const metering = new Metering({ db: database.db, logger, limits, burst });
-      await run(database, "redis", metering);
+      await run(database, "redis", metering, "reserving");
       await metering.close();
     }
   } finally {

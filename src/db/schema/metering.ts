@@ -61,8 +61,36 @@ export const creditWindows = pgTable(
     used: integer("used").notNull(),
     cutoff: instant("cutoff").notNull(),
     topUpCredits: integer("top_up_credits").notNull().default(0),
+    /** Plan credits held by open reservations (`credit_reservations`), not yet used. */
+    reservedPlan: integer("reserved_plan").notNull().default(0),
+    /** Top-up credits held by open reservations, not yet used. */
+    reservedTopUp: integer("reserved_top_up").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.userId, t.billingAccountId] })],
+);
+
+/**
+ * Credits one instance holds for a busy (user, billing account) and admits from memory
+ * (docs/metering.md, "Reservations"). The counts are what is still unused; the uses are written
+ * as rows as they settle. A reservation past `expires_at` is given back by the next statement
+ * that locks its window (its instance stopped, or stalled).
+ */
+export const creditReservations = pgTable(
+  "credit_reservations",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    billingAccountId: text("billing_account_id")
+      .notNull()
+      .references(() => billingAccounts.id),
+    orgId: text("org_id").notNull(),
+    planCredits: integer("plan_credits").notNull(),
+    topUpCredits: integer("top_up_credits").notNull(),
+    expiresAt: instant("expires_at").notNull(),
+  },
+  (t) => [index("credit_reservations_window_idx").on(t.userId, t.billingAccountId, t.expiresAt)],
 );
 
 export const BILLING_EVENT_KINDS = [

@@ -72,6 +72,8 @@ export interface CreditStore {
   inspect(input: CreditRequest): Promise<CreditInspectResult>;
   /** One seat's window and the organisation's daily bucket, without admitting anything. */
   read(input: CreditReadInput): Promise<{ state: CreditWindowState; quotaUsed: number }>;
+  /** Writes what the store holds in memory, if anything (graceful shutdown). */
+  close?(): Promise<void>;
 }
 
 interface WindowRow extends BillingRow {
@@ -83,9 +85,13 @@ interface WindowRow extends BillingRow {
 }
 
 interface AdmitRow extends WindowRow {
-  r_decision: CreditAdmitResult["decision"];
+  /** `wait`: refused or a pack needed while reservations hold credits; retried (see admit). */
+  r_decision: CreditAdmitResult["decision"] | "wait";
   r_use_id: string | number | null;
 }
+
+/** How long a call told to wait for reservations waits before it is decided again. */
+const WAIT_RETRY_MS = 20;
 
 const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
 const instant = (ms: number | null) => (ms === null ? null : new Date(Math.round(Number(ms))));
@@ -114,7 +120,7 @@ function jsonOf(limits: object): string {
 }
 
 /** Admissions that may share one statement: same seat window, UTC day and limits. */
-function admissionGroup(input: CreditAdmitInput): string {
+export function admissionGroup(input: CreditAdmitInput): string {
   return [
     input.userId,
     input.orgId,
@@ -126,7 +132,10 @@ function admissionGroup(input: CreditAdmitInput): string {
 }
 
 /** One statement admitting a batch of one group, in order (drizzle/0012_metering_admit_batch.sql). */
-async function admitBatch(db: DbOrTx, inputs: CreditAdmitInput[]): Promise<CreditAdmitResult[]> {
+async function admitBatch(
+  db: DbOrTx,
+  inputs: CreditAdmitInput[],
+): Promise<(CreditAdmitResult | "wait")[]> {
   const first = inputs[0];
   if (!first) return [];
   const latestMs = Math.max(...inputs.map((i) => i.now.getTime()));
@@ -147,9 +156,10 @@ async function admitBatch(db: DbOrTx, inputs: CreditAdmitInput[]): Promise<Credi
     throw new Error(`metering_admit_batch answered ${rows.length} rows for ${inputs.length}`);
   }
   return rows.map((row, i) => {
+    if (row.r_decision === "wait") return "wait";
     const context = billingContextFromRow(row);
     return {
-      decision: row.r_decision,
+      decision: row.r_decision as CreditAdmitResult["decision"],
       context,
       useId: row.r_use_id === null ? null : String(row.r_use_id),
       state: windowState(row, context, inputs[i] as CreditAdmitInput),
@@ -171,12 +181,15 @@ async function admitBatch(db: DbOrTx, inputs: CreditAdmitInput[]): Promise<Credi
  * (on the bank-accounts benchmark the per-call statement had capped a key at the rate one lock
  * holder could be served).
  */
-export function pgCreditStore(db: DbOrTx): CreditStore {
-  const batcher = new KeyedBatcher<CreditAdmitInput, CreditAdmitResult>((_group, inputs) =>
+export function pgCreditStore(db: DbOrTx): PgCreditStore {
+  const batcher = new KeyedBatcher<CreditAdmitInput, CreditAdmitResult | "wait">((_group, inputs) =>
     admitBatch(db, inputs),
   );
+  const admitOnce = (input: CreditAdmitInput) =>
+    batcher.run(admissionGroup(input), input, input.signal);
   return {
-    admit: (input) => batcher.run(admissionGroup(input), input, input.signal),
+    admitOnce,
+    admit: (input) => admitWaiting(input, admitOnce),
 
     async refund(useId) {
       const result = await db.execute(sql`SELECT metering_refund(${useId}::bigint) AS refunded`);
@@ -219,4 +232,118 @@ export function pgCreditStore(db: DbOrTx): CreditStore {
       };
     },
   };
+}
+
+/** The PostgreSQL store, with the one-statement admission that may answer `wait`. */
+export interface PgCreditStore extends CreditStore {
+  admitOnce(input: CreditAdmitInput): Promise<CreditAdmitResult | "wait">;
+}
+
+/**
+ * Admits through `attempt`; a call told to wait (credits held by a reservation,
+ * docs/metering.md) is decided again shortly, at the instant it is then admitted at, until the
+ * holder settles or its reservation expires. The metering guard's timeout bounds the wait.
+ */
+export async function admitWaiting(
+  first: CreditAdmitInput,
+  attempt: (input: CreditAdmitInput) => Promise<CreditAdmitResult | "wait">,
+): Promise<CreditAdmitResult> {
+  const started = performance.now();
+  let input = first;
+  for (;;) {
+    const result = await attempt(input);
+    if (result !== "wait") return result;
+    await new Promise((resolve) => setTimeout(resolve, WAIT_RETRY_MS));
+    if (input.signal?.aborted) throw input.signal.reason;
+    const waited = Math.round(performance.now() - started);
+    input = { ...first, now: new Date(first.now.getTime() + waited) };
+  }
+}
+
+/** A reservation request (metering_reserve, drizzle/0017). */
+export interface ReserveInput extends CreditRequest {
+  /** Credits asked for. */
+  want: number;
+  /** Credits left available to every other caller; nothing is granted below it. */
+  floor: number;
+  /** Other callers give the reservation back this long after its grant (database clock). */
+  expiresAfterMs: number;
+}
+
+/** What a reservation holds, with the window and billing figures when it was granted. */
+export interface Reservation {
+  /** Null when nothing was granted. */
+  id: string | null;
+  plan: number;
+  topUp: number;
+  context: BillingContext;
+  /** Null without a billable seat (nothing granted). */
+  state: CreditWindowState | null;
+  quotaUsed: number;
+}
+
+/** One use admitted from a reservation, written when it settles. */
+export interface ReservedUse {
+  keyId: string;
+  route: string;
+  requestId: string;
+  at: Date;
+  source: "plan" | "top_up";
+}
+
+/** Holds credits for one instance (docs/metering.md, "Reservations"). */
+export async function reserveCredits(db: DbOrTx, input: ReserveInput): Promise<Reservation> {
+  const cutoff = new Date(input.now.getTime() - input.windowMs);
+  const result = await db.execute(sql`
+    SELECT * FROM metering_reserve(
+      ${input.userId}::text, ${input.orgId}::text, ${cutoff.toISOString()}::timestamptz,
+      ${input.now.toISOString()}::timestamptz, ${utcDay(input.now)}::date,
+      ${JSON.stringify(input.allowance)}::jsonb, ${input.want}::int, ${input.floor}::int,
+      ${input.expiresAfterMs}::int)`);
+  const [row] = rowsOf<
+    WindowRow & {
+      r_reservation: string | number | null;
+      r_granted_plan: number;
+      r_granted_top_up: number;
+    }
+  >(result);
+  if (!row) throw new Error("metering_reserve returned no row");
+  const context = billingContextFromRow(row);
+  return {
+    id: row.r_reservation === null ? null : String(row.r_reservation),
+    plan: Number(row.r_granted_plan),
+    topUp: Number(row.r_granted_top_up),
+    context,
+    state: windowState(row, context, input),
+    quotaUsed: Number(row.r_quota_used),
+  };
+}
+
+/**
+ * Writes uses admitted from a reservation and, with `done`, ends it (giving back what it still
+ * holds). Returns the uses' ids, in order.
+ */
+export async function settleReservation(
+  db: DbOrTx,
+  reservation: { id: string; userId: string; billingAccountId: string; orgId: string },
+  uses: readonly ReservedUse[],
+  done: boolean,
+): Promise<string[]> {
+  const items = uses.map((u) => ({
+    key: u.keyId,
+    route: u.route,
+    request: u.requestId,
+    at: u.at.toISOString(),
+    source: u.source,
+  }));
+  const result = await db.execute(sql`
+    SELECT * FROM metering_settle(
+      ${reservation.id}::bigint, ${reservation.userId}::text,
+      ${reservation.billingAccountId}::text, ${reservation.orgId}::text,
+      ${JSON.stringify(items)}::jsonb, ${done}::boolean)`);
+  const rows = rowsOf<{ r_ord: number; r_use_id: string | number }>(result);
+  if (rows.length !== uses.length) {
+    throw new Error(`metering_settle answered ${rows.length} rows for ${uses.length}`);
+  }
+  return rows.map((r) => String(r.r_use_id));
 }

@@ -35,6 +35,7 @@ import {
 } from "./burst-limiter.ts";
 import { type CreditAdmitResult, type CreditStore, pgCreditStore } from "./credit-store.ts";
 import type { GiveUp } from "./keyed-batcher.ts";
+import { reservingCreditStore } from "./reserving-credit-store.ts";
 
 /** A request that passed authentication, organisation and scope, as metering sees it. */
 export interface MeterRequest {
@@ -90,7 +91,7 @@ export interface MeteringOptions {
   burst?: BurstLimiter;
   /** Default: DEFAULT_LIMITS (the spec's). */
   limits?: MeteringLimits;
-  /** Default: `pgCreditStore(db)`. */
+  /** Default: `reservingCreditStore(db)` (group admission, reservations for busy pairs). */
   store?: CreditStore;
   /** A store call slower than this answers 503 (and is refunded if it admits later). */
   storeTimeoutMs?: number;
@@ -229,7 +230,7 @@ export class Metering {
     this.limits = opts.limits ?? DEFAULT_LIMITS;
     this.burst =
       opts.burst ?? new InProcessBurstLimiter(this.limits.burstLimit, this.limits.burstWindowMs);
-    this.store = opts.store ?? pgCreditStore(opts.db);
+    this.store = opts.store ?? reservingCreditStore(opts.db);
     this.storeTimeoutMs = opts.storeTimeoutMs ?? 2_000;
   }
 
@@ -347,6 +348,7 @@ export class Metering {
   }
 
   async close(): Promise<void> {
+    await this.store.close?.();
     await this.burst.close();
   }
 

@@ -1,0 +1,199 @@
+import { and, eq, sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import type { Db } from "../../src/db/client.ts";
+import {
+  billingEvents,
+  creditReservations,
+  creditUses,
+  creditWindows,
+} from "../../src/db/schema/index.ts";
+import { DEFAULT_LIMITS } from "../../src/domain/metering/plans.ts";
+import { setBilling } from "../../src/services/billing/set-billing.ts";
+import {
+  type CreditAdmitInput,
+  type CreditAdmitResult,
+  pgCreditStore,
+  reserveCredits,
+} from "../../src/services/metering/credit-store.ts";
+import {
+  type ReservationPolicy,
+  ReservingCreditStore,
+} from "../../src/services/metering/reserving-credit-store.ts";
+import { TEST_NOW, testApp } from "../helpers/api.ts";
+import { orgWithKey, tally } from "../helpers/metering.ts";
+import { testDriver } from "../helpers/test-db.ts";
+
+/** Small reservations that start after three calls and live until the test ends them. */
+const POLICY: ReservationPolicy = {
+  want: 8,
+  maxWant: 8,
+  floor: 4,
+  busyCalls: 3,
+  busyWindowMs: 60_000,
+  holdMs: 60_000,
+  expiresAfterMs: 60_000,
+  settleEveryMs: 20,
+};
+
+const tick = (ms = 0) => new Promise((r) => setTimeout(r, ms));
+
+/** A Pocket organisation whose window holds `allowance` credits (packs of `pack`). */
+async function pocket(db: Db, opts: { allowance: number; pack: number; autoTopUp: boolean }) {
+  const { org, key } = await orgWithKey(db, { plan: "Pocket" });
+  await setBilling(db, { orgId: org.id, status: "active", autoTopUp: opts.autoTopUp }, TEST_NOW);
+  let n = 0;
+  const input = (atMs = 0): CreditAdmitInput => ({
+    userId: org.ownerUserId,
+    orgId: org.id,
+    keyId: key.id,
+    route: "/api/agent/bank-accounts",
+    requestId: `req-${++n}`,
+    now: new Date(TEST_NOW.getTime() + atMs),
+    windowMs: DEFAULT_LIMITS.creditWindowMs,
+    allowance: { ...DEFAULT_LIMITS.allowance, Pocket: opts.allowance },
+    packs: { ...DEFAULT_LIMITS.topUpPack, Pocket: opts.pack },
+  });
+  const recorded = async () => {
+    const [uses] = await db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(creditUses)
+      .where(eq(creditUses.orgId, org.id));
+    const [window] = await db
+      .select()
+      .from(creditWindows)
+      .where(eq(creditWindows.userId, org.ownerUserId));
+    const [held] = await db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(creditReservations)
+      .where(eq(creditReservations.orgId, org.id));
+    const [packs] = await db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(billingEvents)
+      .where(and(eq(billingEvents.orgId, org.id), eq(billingEvents.kind, "top_up")));
+    return { uses: uses?.n, window, reservations: held?.n, packs: packs?.n };
+  };
+  return { org, input, recorded };
+}
+
+const admitted = (r: CreditAdmitResult) => r.decision !== "refuse";
+
+describe(`credit reservations (${testDriver})`, () => {
+  it("admits a busy pair from memory and writes every use when it settles", async () => {
+    const { db } = await testApp();
+    const world = await pocket(db, { allowance: 30, pack: 10, autoTopUp: false });
+    const store = new ReservingCreditStore(db, POLICY);
+    const results: CreditAdmitResult[] = [];
+    for (let i = 0; i < 20; i++) {
+      results.push(await store.admit(world.input(i)));
+      await tick(); // lets the reservation requested after the third call arrive
+    }
+    const local = results.filter((r) => r.useId?.startsWith("r"));
+    expect(local.length).toBeGreaterThan(0);
+    expect(results.every((r) => r.decision === "plan")).toBe(true);
+    // The figures count on from the grant: used rises by one per call, as one after another.
+    expect(results.map((r) => r.state?.used)).toEqual(results.map((_, i) => i + 1));
+    expect(results.map((r) => r.quotaUsed)).toEqual(results.map((_, i) => i + 1));
+
+    await store.close();
+    const after = await world.recorded();
+    expect(after.uses).toBe(20);
+    expect(after.reservations).toBe(0);
+    expect(after.window).toMatchObject({ used: 20, reservedPlan: 0, reservedTopUp: 0 });
+  });
+
+  for (const autoTopUp of [false, true]) {
+    it(`stays exact across two instances holding reservations (auto top-up ${autoTopUp ? "on" : "off"})`, async () => {
+      const { db } = await testApp();
+      const allowance = 40;
+      const pack = 10;
+      const calls = 120;
+      const world = await pocket(db, { allowance, pack, autoTopUp });
+      const a = new ReservingCreditStore(db, POLICY);
+      const b = new ReservingCreditStore(db, POLICY);
+      // Each instance first serves calls one at a time until it holds a reservation; then waves
+      // of simultaneous calls on both meet reservations held by either, and refusals (or pack
+      // purchases) happen while credits are held.
+      const results: CreditAdmitResult[] = [];
+      for (const store of [a, b]) {
+        while (store.heldCount === 0) {
+          results.push(await store.admit(world.input(0)));
+          await tick(1);
+        }
+      }
+      expect(results.length).toBeLessThan(30);
+      for (let wave = 0; results.length < calls; wave++) {
+        const size = Math.min(12, calls - results.length);
+        const batch = await Promise.all(
+          Array.from({ length: size }, (_, i) => (i % 2 ? a : b).admit(world.input(wave))),
+        );
+        results.push(...batch);
+        await tick(1);
+      }
+      await a.close();
+      await b.close();
+      const counts = tally(results.map((r) => r.decision));
+      const after = await world.recorded();
+      if (autoTopUp) {
+        // Everything admitted, with exactly the packs one call after another would buy.
+        expect(results.every(admitted)).toBe(true);
+        expect(after.packs).toBe(Math.ceil((calls - allowance) / pack));
+      } else {
+        expect(results.filter(admitted)).toHaveLength(allowance);
+        expect(counts.get("refuse")).toBe(calls - allowance);
+        expect(after.packs).toBe(0);
+      }
+      expect(after.uses).toBe(results.filter(admitted).length);
+      expect(after.reservations).toBe(0);
+      expect(after.window).toMatchObject({ used: allowance, reservedPlan: 0, reservedTopUp: 0 });
+      expect(results.some((r) => r.useId?.startsWith("r"))).toBe(true);
+    });
+  }
+
+  it("gives a refunded call's credit back, before and after its use is written", async () => {
+    const { db } = await testApp();
+    const world = await pocket(db, { allowance: 30, pack: 10, autoTopUp: false });
+    const store = new ReservingCreditStore(db, { ...POLICY, settleEveryMs: 60_000 });
+    let last: CreditAdmitResult | undefined;
+    for (let i = 0; i < 6; i++) {
+      last = await store.admit(world.input(i));
+      await tick();
+    }
+    expect(last?.useId?.startsWith("r")).toBe(true);
+    // Not written yet: dropped, and the credit returns to the reservation.
+    expect(await store.refund(last?.useId as string)).toBe(true);
+    expect(await store.refund(last?.useId as string)).toBe(false);
+    const again = await store.admit(world.input(10));
+    expect(again.useId?.startsWith("r")).toBe(true);
+    await store.close();
+    // Written by close(): refunded through the database.
+    expect(await store.refund(again.useId as string)).toBe(true);
+    const after = await world.recorded();
+    expect(after.uses).toBe(5);
+    expect(after.window).toMatchObject({ used: 5, reservedPlan: 0 });
+  });
+
+  it("gives back a reservation whose holder stopped, once it expires, and no call is refused meanwhile", async () => {
+    const { db } = await testApp();
+    const world = await pocket(db, { allowance: 10, pack: 10, autoTopUp: false });
+    const store = pgCreditStore(db);
+    expect((await store.admit(world.input(0))).decision).toBe("plan"); // creates the window
+    // A holder that takes 6 credits for 300 ms and is never heard of again.
+    const first = world.input(0);
+    const held = await reserveCredits(db, {
+      ...first,
+      want: 6,
+      floor: 0,
+      expiresAfterMs: 300,
+    });
+    expect(held.plan).toBe(6);
+    const started = performance.now();
+    const results: CreditAdmitResult[] = [];
+    for (let i = 1; i <= 10; i++) results.push(await store.admit(world.input(i)));
+    // 3 credits were free; the 4th call waited for the expiry, then took a given-back credit.
+    expect(results.map((r) => r.decision)).toEqual([...Array(9).fill("plan"), "refuse"]);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(250);
+    const after = await world.recorded();
+    expect(after.reservations).toBe(0);
+    expect(after.window).toMatchObject({ used: 10, reservedPlan: 0 });
+  });
+});
