@@ -90,8 +90,9 @@ interface AdmitRow extends WindowRow {
   r_use_id: string | number | null;
 }
 
-/** How long a call told to wait for reservations waits before it is decided again. */
-const WAIT_RETRY_MS = 20;
+/** How long a call told to wait for reservations waits before its next try: 2, 4, 8, 16, then
+ * every 20 ms. */
+const waitBeforeRetry = (tries: number) => Math.min(20, 2 ** tries);
 
 const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
 const instant = (ms: number | null) => (ms === null ? null : new Date(Math.round(Number(ms))));
@@ -250,10 +251,10 @@ export async function admitWaiting(
 ): Promise<CreditAdmitResult> {
   const started = performance.now();
   let input = first;
-  for (;;) {
+  for (let tries = 1; ; tries++) {
     const result = await attempt(input);
     if (result !== "wait") return result;
-    await new Promise((resolve) => setTimeout(resolve, WAIT_RETRY_MS));
+    await new Promise((resolve) => setTimeout(resolve, waitBeforeRetry(tries)));
     if (input.signal?.aborted) throw input.signal.reason;
     const waited = Math.round(performance.now() - started);
     input = { ...first, now: new Date(first.now.getTime() + waited) };

@@ -84,6 +84,8 @@ interface Held {
   newestPlanAt: Date | null;
   /** Admitted, not yet written. */
   pending: PendingUse[];
+  /** The pair's next reservation, asked for before this one runs out; takes over when it ends. */
+  next: Held | null;
   /** Uses taken since the last settle timer tick: an idle reservation is given back early. */
   takenSinceTick: number;
   ended: boolean;
@@ -113,11 +115,16 @@ export class ReservingCreditStore implements CreditStore {
   private readonly held = new Map<string, Held>();
   /** Groups with a reservation request in flight. */
   private readonly reserving = new Set<string>();
+  /** Those requests (close() waits for them). */
+  private readonly requests = new Set<Promise<void>>();
   /** Recent admission instants per group (busy detection). */
   private readonly recent = new Map<string, number[]>();
   /** Credits the next reservation of a group asks for (see wantFor). */
   private readonly wants = new Map<string, number>();
-  /** The latest figures group admission answered per group (a grant may predate them). */
+  /**
+   * The latest figures this instance answered per group, from group admission or a reservation
+   * (a grant may predate them).
+   */
   private readonly lastSeen = new Map<string, CreditAdmitResult>();
   /** Reservations ended but not yet fully written. */
   private readonly ending = new Set<Held>();
@@ -206,7 +213,10 @@ export class ReservingCreditStore implements CreditStore {
   /** Ends every reservation and writes every use admitted from them. */
   async close(): Promise<void> {
     clearInterval(this.timer);
-    for (const held of [...this.held.values()]) this.end(held);
+    // A reservation granted meanwhile is held when its request returns: wait for them first.
+    await Promise.all(this.requests);
+    // Ending one may hand the pair to its successor: end until none is held.
+    while (this.held.size > 0) for (const held of [...this.held.values()]) this.end(held);
     for (const held of [...this.ending]) await held.settling;
     // A settlement that failed is tried once more; what still fails is lost (the database is
     // gone; those calls were served, and their reservation expires).
@@ -266,6 +276,12 @@ export class ReservingCreditStore implements CreditStore {
     });
     held.takenSinceTick += 1;
     this.pendingById.set(localId, held);
+    // Running low: ask for the next one now, so the pair's calls never fall back to group
+    // admission between two reservations.
+    const left = held.planLeft + held.topUpLeft;
+    if (left * 4 < this.wantFor(held.group) && !held.next && !this.reserving.has(held.group)) {
+      this.request(held.group, input);
+    }
     const state: CreditWindowState = {
       ...held.state,
       used: held.state.used + held.planTaken,
@@ -280,6 +296,8 @@ export class ReservingCreditStore implements CreditStore {
       state,
       quotaUsed: held.quotaUsed + held.planTaken + held.topUpTaken,
     };
+    // The pair's latest figures on this instance: a reservation granted next counts on from them.
+    this.lastSeen.set(held.group, result);
     if (held.planLeft === 0 && held.topUpLeft === 0) this.end(held);
     return result;
   }
@@ -313,7 +331,12 @@ export class ReservingCreditStore implements CreditStore {
     const want = this.wantFor(group);
     const room = state ? state.limit - state.used + state.topUpCredits : 0;
     if (room < want + this.policy.floor) return;
-    void this.reserve(group, input);
+    this.request(group, input);
+  }
+
+  private request(group: string, input: CreditAdmitInput): void {
+    const request = this.reserve(group, input).finally(() => this.requests.delete(request));
+    this.requests.add(request);
   }
 
   private async reserve(group: string, input: CreditAdmitInput): Promise<void> {
@@ -350,6 +373,7 @@ export class ReservingCreditStore implements CreditStore {
         topUpSettled: 0,
         newestPlanAt: null,
         pending: [],
+        next: null,
         takenSinceTick: 0,
         ended: false,
         settling: Promise.resolve(),
@@ -359,9 +383,11 @@ export class ReservingCreditStore implements CreditStore {
       // An admission answered while the grant was on its way may have counted more.
       const seen = this.lastSeen.get(group);
       if (seen) catchUp(held, seen);
-      if (this.held.has(group))
-        this.end(held); // cannot happen (one request at a time); safe
-      else this.held.set(group, held);
+      const current = this.held.get(group);
+      if (!current) this.held.set(group, held);
+      else if (!current.next)
+        current.next = held; // takes over when the current one ends
+      else this.end(held); // cannot happen (one request at a time per pair); safe
     } catch {
       // Nothing reserved: the pair's calls keep going to group admission, which reports errors.
     } finally {
@@ -384,15 +410,35 @@ export class ReservingCreditStore implements CreditStore {
     held.ended = true;
     const spent = held.planLeft === 0 && held.topUpLeft === 0;
     const want = this.wantFor(held.group);
-    const next = spent
+    const nextWant = spent
       ? Math.min(want * 2, this.policy.maxWant)
       : Math.max(Math.floor(want / 2), this.policy.want);
-    if (next === this.policy.want) this.wants.delete(held.group);
+    if (nextWant === this.policy.want) this.wants.delete(held.group);
     else {
       if (this.wants.size >= 10_000) this.wants.clear();
-      this.wants.set(held.group, next);
+      this.wants.set(held.group, nextWant);
     }
-    if (this.held.get(held.group) === held) this.held.delete(held.group);
+    if (this.held.get(held.group) === held) {
+      const successor = held.next;
+      held.next = null;
+      if (successor) {
+        // Its grant may predate uses admitted from this one: count on from this one's figures.
+        successor.state = {
+          ...successor.state,
+          used: Math.max(successor.state.used, held.state.used + held.planTaken),
+          topUpCredits: Math.min(
+            successor.state.topUpCredits,
+            held.state.topUpCredits - held.topUpTaken,
+          ),
+          newestUseAt: held.newestPlanAt ?? successor.state.newestUseAt,
+        };
+        successor.quotaUsed = Math.max(
+          successor.quotaUsed,
+          held.quotaUsed + held.planTaken + held.topUpTaken,
+        );
+        this.held.set(held.group, successor);
+      } else this.held.delete(held.group);
+    }
     this.ending.add(held);
     this.settle(held);
   }
