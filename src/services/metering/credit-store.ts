@@ -261,7 +261,7 @@ export async function admitWaiting(
   }
 }
 
-/** A reservation request (metering_reserve, drizzle/0017). */
+/** A reservation request (metering_reserve, drizzle/0016). */
 export interface ReserveInput extends CreditRequest {
   /** Credits asked for. */
   want: number;

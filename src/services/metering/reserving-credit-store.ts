@@ -103,7 +103,7 @@ interface Held {
  * (`metering_settle`) and giving back what it did not use when the reservation ends (spent, idle,
  * or `holdMs` old). Exactness across instances holds in the database: held credits count as
  * used for everyone else, and a call that would be refused, or buy a pack, while credits are held
- * waits for them instead (see drizzle/0017).
+ * waits for them instead (see drizzle/0016).
  *
  * What a reservation changes: a use admitted from it is written up to `settleEveryMs` later
  * (a crash loses those uses, in the customer's favour; a graceful shutdown writes them), and the

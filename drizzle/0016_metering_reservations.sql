@@ -1,13 +1,23 @@
--- Credit reservations (docs/metering.md, "Reservations"): an instance serving a busy
--- (user, billing account) holds a few credits and admits from memory, writing the uses as they
--- settle, so a busy key costs a statement per settlement instead of one per batch of calls.
--- Invariant kept under the window lock by every writer: used + reserved_plan <= allowance (plan
--- uses with at > cutoff, plus plan credits held), and reserved_top_up <= top_up_credits.
+-- Group admission (metering_admit_batch, 0012) rewritten with the same decisions and less work
+-- per item, and taught the credit reservations of 0015 (docs/metering.md).
 --
--- Group admission (0015) learns the reservations: held credits are not available, expired ones
--- are given back first, and a call that would buy a pack or be refused while any are held
--- answers 'wait' (the credit store retries it shortly) rather than being refused next to unused
--- credits. Everything else decides exactly as 0015.
+-- Less work per item:
+-- * the uses of a batch are written by one INSERT (ids drawn from the sequence first, so each
+--   item still gets its own refund handle), instead of one INSERT statement per item;
+-- * moving the window's cutoff item by item probes the oldest plan use still counted once and
+--   counts aged-out uses only when an item's cutoff actually passes it, instead of one count
+--   query per item. A backward move (an item with an earlier instant than the window's cutoff
+--   allows) still counts the uses that count again. Until they are written, the batch's own
+--   plan uses are counted from an array, so every decision is the one 0012 makes.
+--
+-- Credit reservations: an instance serving a busy (user, billing account) holds a few credits
+-- and admits from memory, writing the uses as they settle, so a busy key costs a statement per
+-- settlement instead of one per batch of calls. Invariant kept under the window lock by every
+-- writer: used + reserved_plan <= allowance (plan uses with at > cutoff, plus plan credits held),
+-- and reserved_top_up <= top_up_credits. Group admission learns them: held credits are not
+-- available, expired ones are given back first, and a call that would buy a pack or be refused
+-- while any are held answers 'wait' (the credit store retries it shortly) rather than being
+-- refused next to unused credits. Everything else decides exactly as 0012.
 CREATE OR REPLACE FUNCTION metering_admit_batch(
   p_user text, p_org text, p_cutoff timestamptz, p_day date, p_allowance jsonb, p_packs jsonb,
   p_items jsonb
