@@ -18,6 +18,20 @@
 -- available, expired ones are given back first, and a call that would buy a pack or be refused
 -- while any are held answers 'wait' (the credit store retries it shortly) rather than being
 -- refused next to unused credits. Everything else decides exactly as 0012.
+-- Ends the reservations of one (user, billing account) past their expiry (database clock) and
+-- returns what they still held, for the caller to give back on the window row it has locked.
+CREATE FUNCTION metering_reap_reservations(p_user text, p_account text)
+RETURNS TABLE (plan integer, top_up integer) LANGUAGE sql VOLATILE AS $$
+  WITH gone AS (
+    DELETE FROM credit_reservations cr
+      WHERE cr.user_id = p_user AND cr.billing_account_id = p_account
+        AND cr.expires_at <= clock_timestamp()
+      RETURNING cr.plan_credits, cr.top_up_credits
+  )
+  SELECT coalesce(sum(g.plan_credits), 0)::integer, coalesce(sum(g.top_up_credits), 0)::integer
+    FROM gone AS g
+$$;
+--> statement-breakpoint
 CREATE OR REPLACE FUNCTION metering_admit_batch(
   p_user text, p_org text, p_cutoff timestamptz, p_day date, p_allowance jsonb, p_packs jsonb,
   p_items jsonb
@@ -119,14 +133,8 @@ BEGIN
   -- Reservations past their expiry (database clock) give back what they hold: their instance
   -- stopped or stalled.
   IF w_res_plan + w_res_top > 0 THEN
-    WITH gone AS (
-      DELETE FROM credit_reservations cr
-        WHERE cr.user_id = p_user AND cr.billing_account_id = v_account
-          AND cr.expires_at <= clock_timestamp()
-        RETURNING cr.plan_credits, cr.top_up_credits
-    )
-    SELECT coalesce(sum(g.plan_credits), 0)::integer, coalesce(sum(g.top_up_credits), 0)::integer
-      INTO v_gone_plan, v_gone_top FROM gone AS g;
+    SELECT g.plan, g.top_up INTO v_gone_plan, v_gone_top
+      FROM metering_reap_reservations(p_user, v_account) AS g;
     w_res_plan := w_res_plan - v_gone_plan;
     w_res_top := w_res_top - v_gone_top;
   END IF;
@@ -313,14 +321,8 @@ BEGIN
   END IF;
 
   IF w_res_plan + w_res_top > 0 THEN
-    WITH gone AS (
-      DELETE FROM credit_reservations cr
-        WHERE cr.user_id = p_user AND cr.billing_account_id = v_account
-          AND cr.expires_at <= clock_timestamp()
-        RETURNING cr.plan_credits, cr.top_up_credits
-    )
-    SELECT coalesce(sum(g.plan_credits), 0)::integer, coalesce(sum(g.top_up_credits), 0)::integer
-      INTO v_gone_plan, v_gone_top FROM gone AS g;
+    SELECT g.plan, g.top_up INTO v_gone_plan, v_gone_top
+      FROM metering_reap_reservations(p_user, v_account) AS g;
     w_res_plan := w_res_plan - v_gone_plan;
     w_res_top := w_res_top - v_gone_top;
   END IF;

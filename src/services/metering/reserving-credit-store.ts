@@ -422,20 +422,9 @@ export class ReservingCreditStore implements CreditStore {
       const successor = held.next;
       held.next = null;
       if (successor) {
-        // Its grant may predate uses admitted from this one: count on from this one's figures.
-        successor.state = {
-          ...successor.state,
-          used: Math.max(successor.state.used, held.state.used + held.planTaken),
-          topUpCredits: Math.min(
-            successor.state.topUpCredits,
-            held.state.topUpCredits - held.topUpTaken,
-          ),
-          newestUseAt: held.newestPlanAt ?? successor.state.newestUseAt,
-        };
-        successor.quotaUsed = Math.max(
-          successor.quotaUsed,
-          held.quotaUsed + held.planTaken + held.topUpTaken,
-        );
+        // Its grant may predate uses admitted from this one: count on from the latest figures.
+        const seen = this.lastSeen.get(held.group);
+        if (seen) catchUp(successor, seen);
         this.held.set(held.group, successor);
       } else this.held.delete(held.group);
     }
@@ -523,9 +512,12 @@ function catchUp(held: Held, seen: CreditAdmitResult): void {
     ...held.state,
     used: Math.max(held.state.used, state.used - held.planSettled),
     topUpCredits: Math.min(held.state.topUpCredits, state.topUpCredits + held.topUpSettled),
+    newestUseAt: later(held.state.newestUseAt, state.newestUseAt),
   };
   held.quotaUsed = Math.max(held.quotaUsed, seen.quotaUsed - held.planSettled - held.topUpSettled);
 }
+
+const later = (a: Date | null, b: Date | null) => (a && b ? (a > b ? a : b) : (a ?? b));
 
 /** The production credit store: group admission, with reservations for busy pairs. */
 export function reservingCreditStore(db: DbOrTx, policy?: ReservationPolicy): CreditStore {
