@@ -48,7 +48,15 @@ import { authenticateKey } from "../src/services/keys/authenticate-key.ts";
 import { createApiKey } from "../src/services/keys/create-api-key.ts";
 import { resolveTargetOrg } from "../src/services/keys/resolve-target-org.ts";
 import { ENDPOINTS } from "./endpoints.ts";
-import { type LoadResult, load, median, percentile, staticServer } from "./load.ts";
+import {
+  formatCpu,
+  type LoadResult,
+  load,
+  median,
+  percentile,
+  staticServer,
+  summariseLoads,
+} from "./load.ts";
 
 const BENCH_NOW = new Date("2026-06-30T02:00:00Z");
 const env = process.env;
@@ -145,16 +153,6 @@ async function listen(fetch: (req: Request) => Response | Promise<Response>) {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
-
-function summarise(results: LoadResult[]): LoadResult {
-  return {
-    requestsPerSecond: median(results.map((r) => r.requestsPerSecond)),
-    p50: median(results.map((r) => r.p50)),
-    p99: median(results.map((r) => r.p99)),
-    non2xx: results.reduce((a, r) => a + r.non2xx, 0),
-    errors: results.reduce((a, r) => a + r.errors, 0),
   };
 }
 
@@ -379,10 +377,10 @@ async function benchDriver(driver: string) {
         await baseline.close();
         await realServer.close();
         const line = (n: string) => {
-          const x = summarise(samples[n] ?? []);
-          return `  ${n.padEnd(9)} ${fmt(x.requestsPerSecond).padStart(8)} req/s  p50 ${fmt(x.p50).padStart(6)} ms  p99 ${fmt(x.p99).padStart(6)} ms${x.non2xx || x.errors ? `  non-2xx ${x.non2xx} errors ${x.errors}` : ""}`;
+          const x = summariseLoads(samples[n] ?? []);
+          return `  ${n.padEnd(9)} ${fmt(x.requestsPerSecond).padStart(8)} req/s  p50 ${fmt(x.p50).padStart(6)} ms  p99 ${fmt(x.p99).padStart(6)} ms  ${formatCpu(x)}${x.non2xx || x.errors ? `  non-2xx ${x.non2xx} errors ${x.errors}` : ""}`;
         };
-        const rps = (n: string) => summarise(samples[n] ?? []).requestsPerSecond;
+        const rps = (n: string) => summariseLoads(samples[n] ?? []).requestsPerSecond;
         console.log(`load ${name} (${CONNECTIONS} connections, ${ROUNDS}×${SECONDS}s, medians)`);
         for (const n of ["ceiling", "baseline", "real"]) console.log(line(n));
         console.log(`  real/baseline ${fmt(rps("real") / rps("baseline"), 2)}`);

@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import autocannon from "autocannon";
+import { cpuPerRequest, readCpu } from "./cpu.ts";
 
 export interface LoadResult {
   requestsPerSecond: number;
@@ -8,6 +9,13 @@ export interface LoadResult {
   p99: number;
   non2xx: number;
   errors: number;
+  /**
+   * CPU milliseconds per request: this process (server and load generator together; the load
+   * generator's share is the same for every target) and PostgreSQL (null on PGlite, which runs
+   * inside this process, or where /proc is unreadable).
+   */
+  cpuNode: number;
+  cpuPostgres: number | null;
 }
 
 /**
@@ -18,6 +26,7 @@ export async function load(
   url: string,
   opts: { connections: number; seconds: number; headers?: Record<string, string> },
 ): Promise<LoadResult> {
+  const before = readCpu();
   const result = await autocannon({
     url,
     connections: opts.connections,
@@ -25,8 +34,11 @@ export async function load(
     headers: opts.headers,
     workers: 1,
   });
+  const cpu = cpuPerRequest(before, readCpu(), result.requests.total);
   return {
     requestsPerSecond: result.requests.average,
+    cpuNode: cpu.node,
+    cpuPostgres: cpu.postgres,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
@@ -46,6 +58,26 @@ export async function staticServer(
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+/** Medians over rounds (requests/s, latencies, CPU per request); failures summed. */
+export function summariseLoads(results: LoadResult[]): LoadResult {
+  const pg = results.map((r) => r.cpuPostgres);
+  return {
+    requestsPerSecond: median(results.map((r) => r.requestsPerSecond)),
+    p50: median(results.map((r) => r.p50)),
+    p99: median(results.map((r) => r.p99)),
+    non2xx: results.reduce((a, r) => a + r.non2xx, 0),
+    errors: results.reduce((a, r) => a + r.errors, 0),
+    cpuNode: median(results.map((r) => r.cpuNode)),
+    cpuPostgres: pg.some((x) => x === null) ? null : median(pg as number[]),
+  };
+}
+
+/** `cpu 0.61+0.40 ms/req` (node + PostgreSQL), or node alone. */
+export function formatCpu(r: LoadResult): string {
+  const pg = r.cpuPostgres === null ? "" : `+${r.cpuPostgres.toFixed(2)}`;
+  return `cpu ${r.cpuNode.toFixed(2)}${pg} ms/req`;
 }
 
 export function median(values: number[]): number {

@@ -38,7 +38,15 @@ import { resolveTargetOrg } from "../src/services/keys/resolve-target-org.ts";
 import { VerifiedKeyCache } from "../src/services/keys/verified-key-cache.ts";
 import { RedisBurstLimiter } from "../src/services/metering/redis-burst-limiter.ts";
 import { ENDPOINTS } from "./endpoints.ts";
-import { type LoadResult, load, median, percentile, staticServer } from "./load.ts";
+import {
+  formatCpu,
+  type LoadResult,
+  load,
+  median,
+  percentile,
+  staticServer,
+  summariseLoads,
+} from "./load.ts";
 
 const BENCH_NOW = new Date("2026-06-30T02:00:00Z");
 const env = process.env;
@@ -113,13 +121,9 @@ interface Summary extends LoadResult {
 
 function summarise(results: LoadResult[]): Summary {
   return {
+    ...summariseLoads(results),
     rpsMin: Math.min(...results.map((r) => r.requestsPerSecond)),
     rpsMax: Math.max(...results.map((r) => r.requestsPerSecond)),
-    requestsPerSecond: median(results.map((r) => r.requestsPerSecond)),
-    p50: median(results.map((r) => r.p50)),
-    p99: median(results.map((r) => r.p99)),
-    non2xx: results.reduce((a, r) => a + r.non2xx, 0),
-    errors: results.reduce((a, r) => a + r.errors, 0),
   };
 }
 
@@ -282,7 +286,7 @@ const fmt = (n: number, d = 1) => n.toFixed(d);
 
 function printRow(r: Row) {
   const line = (name: string, x: Summary) =>
-    `  ${name.padEnd(9)} ${fmt(x.requestsPerSecond).padStart(9)} req/s (min ${fmt(x.rpsMin, 0)}, max ${fmt(x.rpsMax, 0)})   p50 ${fmt(x.p50).padStart(6)} ms   p99 ${fmt(x.p99).padStart(6)} ms${x.non2xx || x.errors ? `   non-2xx ${x.non2xx} errors ${x.errors}` : ""}`;
+    `  ${name.padEnd(9)} ${fmt(x.requestsPerSecond).padStart(9)} req/s (min ${fmt(x.rpsMin, 0)}, max ${fmt(x.rpsMax, 0)})   p50 ${fmt(x.p50).padStart(6)} ms   p99 ${fmt(x.p99).padStart(6)} ms   ${formatCpu(x)}${x.non2xx || x.errors ? `   non-2xx ${x.non2xx} errors ${x.errors}` : ""}`;
   console.log(
     `\n${r.driver} ${r.endpoint} (${CONNECTIONS} connections, ${ROUNDS}×${SECONDS}s, medians)`,
   );
