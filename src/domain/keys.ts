@@ -1,4 +1,11 @@
+import * as crypto from "node:crypto";
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+
+/** SHA-256 of a string: the one-shot `crypto.hash` where Node has it (20.12+), half the cost. */
+const sha256: (input: string) => Buffer =
+  typeof crypto.hash === "function"
+    ? (input) => crypto.hash("sha256", input, "buffer")
+    : (input) => createHash("sha256").update(input).digest();
 
 /**
  * API key format (pure; no database). A key reads
@@ -136,12 +143,13 @@ export function digestSecret(secret: string): string {
 }
 
 /**
- * Constant-time comparison of a presented secret with a stored digest. A malformed digest
+ * Constant-time comparison of a presented secret with a stored digest (hex as stored, or its
+ * bytes as the verified-key cache keeps them). A malformed digest
  * (wrong length) compares against itself so that the work done does not depend on it, and fails.
  */
-export function secretMatchesDigest(secret: string, digestHex: string): boolean {
-  const presented = createHash("sha256").update(secret).digest();
-  const stored = Buffer.from(digestHex, "hex");
+export function secretMatchesDigest(secret: string, digest: string | Buffer): boolean {
+  const presented = sha256(secret);
+  const stored = typeof digest === "string" ? Buffer.from(digest, "hex") : digest;
   if (stored.length !== presented.length) {
     timingSafeEqual(presented, presented);
     return false;

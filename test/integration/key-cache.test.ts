@@ -141,7 +141,7 @@ describe(`verified-key cache (${testDriver})`, () => {
     const entry = {
       key: { id: created.id } as never,
       family: "cr_live" as const,
-      secretDigest: "00",
+      secretDigest: Buffer.from("00", "hex"),
     };
     cache.set("p1", entry, cache.readToken());
     expect(cache.get("p1")).toBe(entry);
@@ -171,7 +171,11 @@ describe(`verified-key cache (${testDriver})`, () => {
       nowMs: () => now,
     });
     await cache.start();
-    const entry = { key: {} as never, family: "crun" as const, secretDigest: "00" };
+    const entry = {
+      key: {} as never,
+      family: "crun" as const,
+      secretDigest: Buffer.from("00", "hex"),
+    };
     cache.set("a", entry, cache.readToken());
     now += 99;
     expect(cache.get("a")).toBe(entry);
@@ -192,7 +196,11 @@ describe(`verified-key cache (${testDriver})`, () => {
     let now = 10_000;
     const cache = new VerifiedKeyCache(db, { pollMs: 100, nowMs: () => now });
     await cache.poll(); // a manual poll (no timer): the test moves the clock
-    const entry = { key: {} as never, family: "crun" as const, secretDigest: "00" };
+    const entry = {
+      key: {} as never,
+      family: "crun" as const,
+      secretDigest: Buffer.from("00", "hex"),
+    };
     cache.set("a", entry, cache.readToken());
     now += 400;
     expect(cache.get("a")).toBe(entry);

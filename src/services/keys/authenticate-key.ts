@@ -45,7 +45,8 @@ export async function authenticateKey(
   const base = toAuthenticatedKey(row);
   const key = row.kind === "ORG" && found.ownOrg ? { ...base, ownOrg: found.ownOrg } : base;
   if (cache && token !== undefined) {
-    cache.set(parsed.prefix, { key, family: row.family, secretDigest: row.secretDigest }, token);
+    const secretDigest = Buffer.from(row.secretDigest, "hex");
+    cache.set(parsed.prefix, { key, family: row.family, secretDigest }, token);
   }
   return key;
 }

@@ -11,8 +11,8 @@ const STALE_POLLS = 4;
 export interface CachedKey {
   key: AuthenticatedKey;
   family: KeyFamily;
-  /** SHA-256 of the secret, hex, as stored. */
-  secretDigest: string;
+  /** SHA-256 of the secret: its bytes (the stored hex, decoded once). */
+  secretDigest: Buffer;
 }
 
 export interface VerifiedKeyCacheOptions {
