@@ -5,6 +5,7 @@ import type { AppDeps, AppEnv } from "./http/env.ts";
 import { errorBody, onError } from "./http/errors.ts";
 import { carriesRequestId, jsonWithId } from "./http/request-id.ts";
 import { registerAgentApi } from "./http/routes/agent/index.ts";
+import { lazyChild } from "./logger.ts";
 import { registerWeb } from "./web/index.tsx";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -18,16 +19,18 @@ export function createApp(deps: AppDeps) {
     const incoming = c.req.header("x-request-id");
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     c.set("requestId", requestId);
-    c.set("logger", deps.logger.child({ requestId }));
+    c.set("logger", lazyChild(deps.logger, { requestId }));
     const started = performance.now();
     await next();
     // The agent API's responses (successes, errors, 401, not found) are built with the id among
     // their headers (request-id.ts); anything else (web pages, the OpenAPI document, health) gets
     // it here, which makes Hono copy that response once.
     if (!carriesRequestId(c.res)) c.header("X-Request-Id", requestId);
+    if (!deps.logger.isLevelEnabled("info")) return;
     // The path only, never the query string or headers: nothing secret reaches the log.
-    c.get("logger").info(
+    deps.logger.info(
       {
+        requestId,
         method: c.req.method,
         path: c.req.path,
         route: c.get("routeTemplate"),

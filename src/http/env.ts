@@ -1,7 +1,7 @@
 import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import type { Clock } from "../domain/clock.ts";
-import type { Logger } from "../logger.ts";
+import type { Logger, RequestLogger } from "../logger.ts";
 import type { AuditWriter } from "../services/audit/audit-writer.ts";
 import type { AuthenticatedKey, ServiceContext } from "../services/context.ts";
 import type { VerifiedKeyCache } from "../services/keys/verified-key-cache.ts";
@@ -26,7 +26,8 @@ export interface AppDeps {
 export interface AppEnv {
   Variables: {
     requestId: string;
-    logger: Logger;
+    /** The request's logger: every line carries `requestId`. */
+    logger: RequestLogger;
     /** Set by the authenticate middleware. */
     key?: AuthenticatedKey;
     /** Set once the target organisation is resolved. */
