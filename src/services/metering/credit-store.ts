@@ -66,6 +66,11 @@ export interface CreditReadInput {
 export interface CreditStore {
   /** Atomically: read billing, count the window, decide, record the use (or refuse). */
   admit(input: CreditAdmitInput): Promise<CreditAdmitResult>;
+  /**
+   * Admits from memory when the store can (a reservation this instance holds for the pair),
+   * synchronously; null when the call must go to `admit`.
+   */
+  admitHeld?(input: CreditAdmitInput): CreditAdmitResult | null;
   /** Gives a use back; false if it was already refunded. */
   refund(useId: string): Promise<boolean>;
   /** Billing and the window of the user's seat, without admitting anything (/status). */
@@ -120,16 +125,35 @@ function jsonOf(limits: object): string {
   return json;
 }
 
-/** Admissions that may share one statement: same seat window, UTC day and limits. */
+/**
+ * Small ids for limits objects, equal for equal contents (the JSON of each object is made once:
+ * the metering's limits are made once per instance).
+ */
+const limitsIds = new WeakMap<object, number>();
+const limitsIdsByJson = new Map<string, number>();
+function limitsIdOf(limits: object): number {
+  let id = limitsIds.get(limits);
+  if (id === undefined) {
+    const json = jsonOf(limits);
+    id = limitsIdsByJson.get(json);
+    if (id === undefined) {
+      id = limitsIdsByJson.size;
+      limitsIdsByJson.set(json, id);
+    }
+    limitsIds.set(limits, id);
+  }
+  return id;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Admissions that may share one statement: same seat window, UTC day and limits. (A map key
+ * only: built on every call, so it stays short.)
+ */
 export function admissionGroup(input: CreditAdmitInput): string {
-  return [
-    input.userId,
-    input.orgId,
-    input.windowMs,
-    utcDay(input.now),
-    jsonOf(input.allowance),
-    jsonOf(input.packs),
-  ].join("\u0000");
+  const day = Math.floor(input.now.getTime() / DAY_MS);
+  return `${input.userId}\u0000${input.orgId}\u0000${input.windowMs}\u0000${day}\u0000${limitsIdOf(input.allowance)}\u0000${limitsIdOf(input.packs)}`;
 }
 
 /** One statement admitting a batch of one group, in order (drizzle/0012_metering_admit_batch.sql). */

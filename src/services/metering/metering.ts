@@ -33,7 +33,12 @@ import {
   type BurstToken,
   InProcessBurstLimiter,
 } from "./burst-limiter.ts";
-import { type CreditAdmitResult, type CreditStore, pgCreditStore } from "./credit-store.ts";
+import {
+  type CreditAdmitInput,
+  type CreditAdmitResult,
+  type CreditStore,
+  pgCreditStore,
+} from "./credit-store.ts";
 import type { GiveUp } from "./keyed-batcher.ts";
 import { reservingCreditStore } from "./reserving-credit-store.ts";
 
@@ -282,18 +287,21 @@ export class Metering {
     let quotaUsed: number;
     let creditUseId: string | null = null;
     if (req.chargesCredit) {
-      const admitted = await this.guard(
-        (signal) =>
-          this.store.admit({
-            signal,
-            ...request,
-            keyId: req.key.id,
-            route: req.routeTemplate,
-            requestId: req.requestId,
-            packs: this.limits.topUpPack,
-          }),
-        (late) => this.refundLate(late),
-      );
+      const input: CreditAdmitInput = {
+        ...request,
+        keyId: req.key.id,
+        route: req.routeTemplate,
+        requestId: req.requestId,
+        packs: this.limits.topUpPack,
+      };
+      // A busy pair's calls are admitted from this instance's reservation, synchronously (no
+      // store round trip to guard); every other call goes to the store under the guard.
+      const admitted =
+        this.store.admitHeld?.(input) ??
+        (await this.guard(
+          (signal) => this.store.admit({ ...input, signal }),
+          (late) => this.refundLate(late),
+        ));
       if (admitted.decision === "no_account" || admitted.decision === "no_seat") {
         throw noBillableSeat(admitted.decision === "no_account");
       }

@@ -148,6 +148,16 @@ export class ReservingCreditStore implements CreditStore {
     return admitWaiting(input, (attempt) => this.admitOnce(attempt));
   }
 
+  /** The hot path: a call of a pair this instance holds a live reservation for. */
+  admitHeld(input: CreditAdmitInput): CreditAdmitResult | null {
+    const held = this.held.get(admissionGroup(input));
+    if (!held || input.signal?.aborted) return null;
+    const at = input.now.getTime();
+    // Outside the reservation's instants: `admit` ends it and goes on from there.
+    if (at < held.grantedAtMs - this.policy.holdMs || at >= held.stopAtMs) return null;
+    return this.takeFrom(held, input);
+  }
+
   private async admitOnce(input: CreditAdmitInput): Promise<CreditAdmitResult | "wait"> {
     const group = admissionGroup(input);
     const held = this.held.get(group);
