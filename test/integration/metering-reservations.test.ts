@@ -101,6 +101,33 @@ describe(`credit reservations (${testDriver})`, () => {
     expect(after.window).toMatchObject({ used: 20, reservedPlan: 0, reservedTopUp: 0 });
   });
 
+  it("hands a pair's calls to the next reservation when the current one's instants end", async () => {
+    const { db } = await testApp();
+    const world = await pocket(db, { allowance: 40, pack: 10, autoTopUp: false });
+    // Instants end 1 s after the grant; no idle give-back while the test waits between calls.
+    const store = new ReservingCreditStore(db, {
+      ...POLICY,
+      holdMs: 1_000,
+      settleEveryMs: 60_000,
+    });
+    for (let i = 0; i < 3; i++) await store.admit(world.input(i)); // busy after three calls
+    await tick(50); // the reservation granted at the third call's instant (2 ms) arrives
+    const early = await store.admit(world.input(100));
+    expect(early.useId).toMatch(/^r/);
+    // Within the last quarter of its instants, with credits to spare: the next one is asked for.
+    const late = await store.admit(world.input(760));
+    expect(late.useId).toMatch(/^r/);
+    await tick(50);
+    // Past the first one's instants: admitted from its successor, not by group admission.
+    const after = await store.admit(world.input(1_005));
+    expect(after.useId).toMatch(/^r/);
+    expect(after.useId?.split(".")[0]).not.toBe(late.useId?.split(".")[0]);
+    expect(after.state?.used).toBe(6);
+
+    await store.close();
+    expect(await world.recorded()).toMatchObject({ uses: 6, reservations: 0 });
+  });
+
   for (const autoTopUp of [false, true]) {
     it(`stays exact across two instances holding reservations (auto top-up ${autoTopUp ? "on" : "off"})`, async () => {
       const { db } = await testApp();

@@ -150,26 +150,34 @@ export class ReservingCreditStore implements CreditStore {
 
   /** The hot path: a call of a pair this instance holds a live reservation for. */
   admitHeld(input: CreditAdmitInput): CreditAdmitResult | null {
-    const held = this.held.get(admissionGroup(input));
-    if (!held || input.signal?.aborted) return null;
+    if (input.signal?.aborted) return null;
+    return this.takeHeld(admissionGroup(input), input);
+  }
+
+  /**
+   * Takes the call's credit from the pair's reservation, ending any that is spent or whose
+   * instants the call falls outside of and going on with its successor; null when none is left.
+   */
+  private takeHeld(group: string, input: CreditAdmitInput): CreditAdmitResult | null {
     const at = input.now.getTime();
-    // Outside the reservation's instants: `admit` ends it and goes on from there.
-    if (at < held.grantedAtMs - this.policy.holdMs || at >= held.stopAtMs) return null;
-    return this.takeFrom(held, input);
+    for (let held = this.held.get(group); held; held = this.held.get(group)) {
+      // Calls whose instant was taken a little before the grant (in flight meanwhile) still
+      // take from it; an instant far outside (a clock moved) ends it.
+      if (at < held.grantedAtMs - this.policy.holdMs || at >= held.stopAtMs) this.end(held);
+      else {
+        const admitted = this.takeFrom(held, input);
+        if (admitted) return admitted;
+      }
+      // Ended either way (takeFrom ends a spent one); its successor, if any, is held now.
+    }
+    return null;
   }
 
   private async admitOnce(input: CreditAdmitInput): Promise<CreditAdmitResult | "wait"> {
     const group = admissionGroup(input);
-    const held = this.held.get(group);
-    if (held) {
-      const at = input.now.getTime();
-      // Calls whose instant was taken a little before the grant (in flight meanwhile) still
-      // take from it; an instant far outside (a clock moved) ends it.
-      if (at < held.grantedAtMs - this.policy.holdMs || at >= held.stopAtMs) this.end(held);
-      else if (!input.signal?.aborted) {
-        const admitted = this.takeFrom(held, input);
-        if (admitted) return admitted;
-      }
+    if (!input.signal?.aborted) {
+      const admitted = this.takeHeld(group, input);
+      if (admitted) return admitted;
     }
     // A reservation of this pair that just ended is written first, so the statement below (and
     // the figures it answers) counts every use this instance admitted.
@@ -286,10 +294,15 @@ export class ReservingCreditStore implements CreditStore {
     });
     held.takenSinceTick += 1;
     this.pendingById.set(localId, held);
-    // Running low: ask for the next one now, so the pair's calls never fall back to group
-    // admission between two reservations.
+    // Running low, or near the end of its instants: ask for the next one now, so the pair's
+    // calls never fall back to group admission between two reservations.
     const left = held.planLeft + held.topUpLeft;
-    if (left * 4 < this.wantFor(held.group) && !held.next && !this.reserving.has(held.group)) {
+    const ending = input.now.getTime() >= held.stopAtMs - this.policy.holdMs / 4;
+    if (
+      (left * 4 < this.wantFor(held.group) || ending) &&
+      !held.next &&
+      !this.reserving.has(held.group)
+    ) {
       this.request(held.group, input);
     }
     const state: CreditWindowState = {
