@@ -22,7 +22,13 @@ import pg from "pg";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { type Database, migratePostgres, openEmbedded, openPostgres } from "../src/db/client.ts";
-import { organisations } from "../src/db/schema/index.ts";
+import {
+  creditReservations,
+  creditUses,
+  creditWindows,
+  dailyQuotaUsage,
+  organisations,
+} from "../src/db/schema/index.ts";
 import { offsetClock } from "../src/domain/clock.ts";
 import { limitsWith } from "../src/domain/metering/plans.ts";
 import { ALL_BUT_SENSITIVE } from "../src/domain/scopes.ts";
@@ -92,6 +98,22 @@ async function ensureOrg(database: Database): Promise<{ orgId: string; seededSec
     name: ORG_NAME,
   });
   return { orgId: seeded.orgId, seededSeconds: (performance.now() - started) / 1000 };
+}
+
+/** Forgets the bench organisation's query-credit uses, windows, reservations and daily bucket. */
+async function resetMetering(database: Database, orgId: string): Promise<void> {
+  const [org] = await database.db
+    .select({ account: organisations.billingAccountId })
+    .from(organisations)
+    .where(eq(organisations.id, orgId));
+  if (!org?.account) return;
+  const account = org.account;
+  await database.db.transaction(async (tx) => {
+    await tx.delete(creditReservations).where(eq(creditReservations.billingAccountId, account));
+    await tx.delete(creditUses).where(eq(creditUses.billingAccountId, account));
+    await tx.delete(creditWindows).where(eq(creditWindows.billingAccountId, account));
+    await tx.delete(dailyQuotaUsage).where(eq(dailyQuotaUsage.orgId, orgId));
+  });
 }
 
 async function listen(fetch: (req: Request) => Response | Promise<Response>) {
@@ -183,6 +205,10 @@ async function benchDriver(driver: string): Promise<{
       { orgId, plan: "Reserve", status: "active", autoTopUp: true },
       clock.now(),
     );
+    // Every run starts from an empty credit window at BENCH_NOW: the bench clock starts there each
+    // time, so without this a run would meet the uses of earlier runs (whatever state they left)
+    // instead of the same plan-then-top-up sequence. Bench database only.
+    await resetMetering(database, orgId);
     const limits = limitsWith({ burstLimit: 1_000_000_000 });
     // BENCH_REDIS_URL: the burst cap in Redis, as the server runs with REDIS_URL.
     const burst = env.BENCH_REDIS_URL
