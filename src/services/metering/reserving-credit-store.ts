@@ -41,7 +41,7 @@ export interface ReservationPolicy {
 
 export const DEFAULT_RESERVATION_POLICY: ReservationPolicy = {
   want: 32,
-  maxWant: 256,
+  maxWant: 1024,
   floor: 32,
   busyCalls: 16,
   busyWindowMs: 1_000,
@@ -113,8 +113,8 @@ interface Held {
 export class ReservingCreditStore implements CreditStore {
   private readonly inner: PgCreditStore;
   private readonly held = new Map<string, Held>();
-  /** Groups with a reservation request in flight. */
-  private readonly reserving = new Set<string>();
+  /** Reservation requests in flight, by group (one at a time per group). */
+  private readonly reserving = new Map<string, Promise<void>>();
   /** Those requests (close() waits for them). */
   private readonly requests = new Set<Promise<void>>();
   /** Recent admission instants per group (busy detection). */
@@ -178,6 +178,14 @@ export class ReservingCreditStore implements CreditStore {
     if (!input.signal?.aborted) {
       const admitted = this.takeHeld(group, input);
       if (admitted) return admitted;
+      // The pair's next reservation is on its way (its current one ran out first): waiting for
+      // it costs one round trip, as group admission would, without a statement of its own.
+      const coming = this.reserving.get(group);
+      if (coming) {
+        await coming;
+        const fromNext = input.signal?.aborted ? null : this.takeHeld(group, input);
+        if (fromNext) return fromNext;
+      }
     }
     // A reservation of this pair that just ended is written first, so the statement below (and
     // the figures it answers) counts every use this instance admitted.
@@ -294,12 +302,12 @@ export class ReservingCreditStore implements CreditStore {
     });
     held.takenSinceTick += 1;
     this.pendingById.set(localId, held);
-    // Running low, or near the end of its instants: ask for the next one now, so the pair's
-    // calls never fall back to group admission between two reservations.
+    // Half spent, or in the last quarter of its instants: ask for the next one now, so the
+    // pair's calls never fall back to group admission between two reservations.
     const left = held.planLeft + held.topUpLeft;
     const ending = input.now.getTime() >= held.stopAtMs - this.policy.holdMs / 4;
     if (
-      (left * 4 < this.wantFor(held.group) || ending) &&
+      (left * 2 < this.wantFor(held.group) || ending) &&
       !held.next &&
       !this.reserving.has(held.group)
     ) {
@@ -358,12 +366,15 @@ export class ReservingCreditStore implements CreditStore {
   }
 
   private request(group: string, input: CreditAdmitInput): void {
-    const request = this.reserve(group, input).finally(() => this.requests.delete(request));
+    const request: Promise<void> = this.reserve(group, input).finally(() => {
+      this.requests.delete(request);
+      if (this.reserving.get(group) === request) this.reserving.delete(group);
+    });
     this.requests.add(request);
+    this.reserving.set(group, request);
   }
 
   private async reserve(group: string, input: CreditAdmitInput): Promise<void> {
-    this.reserving.add(group);
     try {
       const granted = await reserveCredits(this.db, {
         userId: input.userId,
@@ -413,8 +424,6 @@ export class ReservingCreditStore implements CreditStore {
       else this.end(held); // cannot happen (one request at a time per pair); safe
     } catch {
       // Nothing reserved: the pair's calls keep going to group admission, which reports errors.
-    } finally {
-      this.reserving.delete(group);
     }
   }
 
