@@ -65,7 +65,9 @@ export class SlidingWindowLog {
   private expire(now: number): void {
     const cutoff = now - this.windowMs;
     while (this.head < this.times.length && (this.times[this.head] ?? 0) <= cutoff) this.head++;
-    if (this.head > 0 && (this.head === this.times.length || this.head > 1024)) {
+    // Compact once the expired prefix is at least half the array: each compaction copies no more
+    // than it drops, so expiry stays O(1) amortised however large the limit.
+    if (this.head > 0 && (this.head === this.times.length || this.head * 2 > this.times.length)) {
       this.times = this.times.slice(this.head);
       this.head = 0;
     }
