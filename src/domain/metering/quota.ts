@@ -21,11 +21,11 @@ export interface DailyQuota {
   resetAt: string;
 }
 
+/** The last reset instant formatted, by day number: every call of a day shares it. */
+let resetAtMemo = { day: Number.NaN, iso: "" };
+
 export function dailyQuota(limit: number, used: number, now: Date): DailyQuota {
-  return {
-    limit,
-    used,
-    remaining: Math.max(0, limit - used),
-    resetAt: nextUtcMidnight(now).toISOString(),
-  };
+  const day = Math.floor(now.getTime() / DAY_MS);
+  if (day !== resetAtMemo.day) resetAtMemo = { day, iso: nextUtcMidnight(now).toISOString() };
+  return { limit, used, remaining: Math.max(0, limit - used), resetAt: resetAtMemo.iso };
 }

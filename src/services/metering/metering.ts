@@ -263,7 +263,11 @@ export class Metering {
   }
 
   private async decide(req: MeterRequest, bucket: string): Promise<MeterAdmission> {
-    const burst = await this.burst.take(bucket, req.now);
+    // The in-process limiter answers synchronously: no promise on the hot path.
+    const burst =
+      this.burst instanceof InProcessBurstLimiter
+        ? this.burst.takeNow(bucket, req.now)
+        : await this.burst.take(bucket, req.now);
     const burstState = burstPolicy(burst);
     if (!burst.allowed) throw this.rateLimited(burst, burstState);
 
@@ -327,9 +331,12 @@ export class Metering {
     const policies = [burstState];
     if (state && figures.usage)
       policies.push(creditPolicy(state, figures.usage, req.now, windowMs));
+    const headers = serviceHeaders(figures);
+    headers["RateLimit-Policy"] = rateLimitPolicyField(policies);
+    headers.RateLimit = rateLimitField(policies);
     return {
       figures,
-      headers: { ...serviceHeaders(figures), ...rateLimitHeaders(policies) },
+      headers,
       burstToken: burst.token,
       creditUseId,
     };
