@@ -122,6 +122,12 @@ export class ReservingCreditStore implements CreditStore {
   /** Credits the next reservation of a group asks for (see wantFor). */
   private readonly wants = new Map<string, number>();
   /**
+   * Groups whose last reservation request was granted nothing (no credits to spare, e.g. a
+   * top-up balance run down to the floor), and until when (wall clock, ms) none is asked for
+   * again: group admission serves them meanwhile, and buys the next pack when one is due.
+   */
+  private readonly refusedUntil = new Map<string, number>();
+  /**
    * The latest figures this instance answered per group, from group admission or a reservation
    * (a grant may predate them).
    */
@@ -366,6 +372,11 @@ export class ReservingCreditStore implements CreditStore {
   }
 
   private request(group: string, input: CreditAdmitInput): void {
+    const refused = this.refusedUntil.get(group);
+    if (refused !== undefined) {
+      if (performance.now() < refused) return;
+      this.refusedUntil.delete(group);
+    }
     const request: Promise<void> = this.reserve(group, input).finally(() => {
       this.requests.delete(request);
       if (this.reserving.get(group) === request) this.reserving.delete(group);
@@ -387,7 +398,10 @@ export class ReservingCreditStore implements CreditStore {
         expiresAfterMs: this.policy.expiresAfterMs,
       });
       const account = granted.context.account;
-      if (!granted.id || !granted.state || !account) return;
+      if (!granted.id || !granted.state || !account) {
+        this.refuse(group);
+        return;
+      }
       const held: Held = {
         group,
         id: granted.id,
@@ -424,7 +438,14 @@ export class ReservingCreditStore implements CreditStore {
       else this.end(held); // cannot happen (one request at a time per pair); safe
     } catch {
       // Nothing reserved: the pair's calls keep going to group admission, which reports errors.
+      this.refuse(group);
     }
+  }
+
+  /** No reservation for the group for one settlement period (see `refusedUntil`). */
+  private refuse(group: string): void {
+    if (this.refusedUntil.size >= 10_000) this.refusedUntil.clear();
+    this.refusedUntil.set(group, performance.now() + this.policy.settleEveryMs);
   }
 
   /**
