@@ -111,13 +111,13 @@ describe(`credit reservations (${testDriver})`, () => {
       settleEveryMs: 60_000,
     });
     for (let i = 0; i < 3; i++) await store.admit(world.input(i)); // busy after three calls
-    await tick(50); // the reservation granted at the third call's instant (2 ms) arrives
+    await store.requestsAnswered(); // the reservation granted at the third call's instant (2 ms)
     const early = await store.admit(world.input(100));
     expect(early.useId).toMatch(/^r/);
     // Within the last quarter of its instants, with credits to spare: the next one is asked for.
     const late = await store.admit(world.input(760));
     expect(late.useId).toMatch(/^r/);
-    await tick(50);
+    await store.requestsAnswered();
     // Past the first one's instants: admitted from its successor, not by group admission.
     const after = await store.admit(world.input(1_005));
     expect(after.useId).toMatch(/^r/);

@@ -279,6 +279,11 @@ export class ReservingCreditStore implements CreditStore {
     return this.held.size;
   }
 
+  /** Resolves once every reservation request in flight has been answered (tests). */
+  async requestsAnswered(): Promise<void> {
+    await Promise.all([...this.requests]);
+  }
+
   private takeFrom(held: Held, input: CreditAdmitInput): CreditAdmitResult | null {
     let source: ReservedUse["source"];
     if (held.planLeft > 0) {
