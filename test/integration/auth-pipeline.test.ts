@@ -124,6 +124,29 @@ describe(`agent request pipeline (${testDriver})`, () => {
       expect((await get(t.app, "/api/agent/openapi.json")).status).toBe(200);
     });
 
+    it("logs one request line carrying the request id echoed in X-Request-Id", async () => {
+      const t = await testApp({ captureLogs: true });
+      const org = await createTestOrg(t.db);
+      const k = await createTestKey(t.db, {
+        kind: "ORG",
+        orgId: org.id,
+        label: "l",
+        scopes: ["READ_BANK"],
+      });
+      const res = await get(t.app, "/api/agent/bank-accounts", k.key);
+      const requestId = res.headers.get("x-request-id");
+      expect(requestId).toBeTruthy();
+      const lines = t.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === "request");
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatchObject({
+        requestId,
+        method: "GET",
+        route: "/api/agent/bank-accounts",
+        status: 200,
+        keyPrefix: k.prefix,
+      });
+    });
+
     it("never writes a key or secret to a log line", async () => {
       const t = await testApp({ captureLogs: true });
       const org = await createTestOrg(t.db);

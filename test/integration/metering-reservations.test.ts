@@ -128,6 +128,40 @@ describe(`credit reservations (${testDriver})`, () => {
     expect(await world.recorded()).toMatchObject({ uses: 6, reservations: 0 });
   });
 
+  it("does not ask again for a settlement period after a request is granted nothing", async () => {
+    const { db } = await testApp();
+    const world = await pocket(db, { allowance: 22, pack: 10, autoTopUp: false });
+    // Instance A holds 12 of the 22 credits (no idle give-back while the test runs); instance B
+    // then finds too few to spare, and waits one settlement period (here 1 s) before asking again.
+    const a = new ReservingCreditStore(db, {
+      ...POLICY,
+      want: 12,
+      maxWant: 12,
+      settleEveryMs: 60_000,
+    });
+    const b = new ReservingCreditStore(db, { ...POLICY, settleEveryMs: 1_000 });
+    for (let i = 0; i < 3; i++) await a.admit(world.input(i));
+    await a.requestsAnswered();
+    expect(a.heldCount).toBe(1);
+
+    for (let i = 3; i < 6; i++) await b.admit(world.input(i)); // busy: asks, is granted nothing
+    await b.requestsAnswered();
+    expect(b.requestsMade).toBe(1);
+    expect(b.heldCount).toBe(0);
+    // Still busy, and its own figures show room: without the back-off it would ask again here.
+    expect((await b.admit(world.input(6))).decision).toBe("plan");
+    await b.requestsAnswered();
+    expect(b.requestsMade).toBe(1);
+    await tick(1_100);
+    expect((await b.admit(world.input(7))).decision).toBe("plan");
+    await b.requestsAnswered();
+    expect(b.requestsMade).toBe(2);
+
+    await a.close();
+    await b.close();
+    expect(await world.recorded()).toMatchObject({ uses: 8, reservations: 0 });
+  });
+
   for (const autoTopUp of [false, true]) {
     it(`stays exact across two instances holding reservations (auto top-up ${autoTopUp ? "on" : "off"})`, async () => {
       const { db } = await testApp();

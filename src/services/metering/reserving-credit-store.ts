@@ -138,6 +138,7 @@ export class ReservingCreditStore implements CreditStore {
   private readonly settledIds = new Map<string, string>();
   private readonly timer: NodeJS.Timeout;
   private sequence = 0;
+  private requestCount = 0;
 
   constructor(
     private readonly db: DbOrTx,
@@ -279,6 +280,11 @@ export class ReservingCreditStore implements CreditStore {
     return this.held.size;
   }
 
+  /** Reservation requests made so far (tests). */
+  get requestsMade(): number {
+    return this.requestCount;
+  }
+
   /** Resolves once every reservation request in flight has been answered (tests). */
   async requestsAnswered(): Promise<void> {
     await Promise.all([...this.requests]);
@@ -382,6 +388,7 @@ export class ReservingCreditStore implements CreditStore {
       if (performance.now() < refused) return;
       this.refusedUntil.delete(group);
     }
+    this.requestCount += 1;
     const request: Promise<void> = this.reserve(group, input).finally(() => {
       this.requests.delete(request);
       if (this.reserving.get(group) === request) this.reserving.delete(group);
