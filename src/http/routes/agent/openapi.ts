@@ -45,7 +45,8 @@ const API_DESCRIPTION = [
     "and counted in `redactedItemCount`.",
   "",
   "**Audit.** Every authenticated request is recorded (key, organisation, route template, " +
-    "status) and updates the key's last-used time.",
+    "status) and updates the key's last-used time; both are written in batches, within about " +
+    "100 ms of the response (docs/api.md, Audit).",
 ].join("\n");
 
 /**
