@@ -162,6 +162,44 @@ describe(`credit reservations (${testDriver})`, () => {
     expect(await world.recorded()).toMatchObject({ uses: 8, reservations: 0 });
   });
 
+  it("holds what there is above the floor, and asks again as soon as a pack is bought", async () => {
+    const { db } = await testApp();
+    // 12 plan credits, packs of 20. The settlement period (and so the back-off after a request
+    // granted nothing) outlasts the test: only the pack purchase can end the back-off.
+    const world = await pocket(db, { allowance: 12, pack: 20, autoTopUp: true });
+    const store = new ReservingCreditStore(db, { ...POLICY, settleEveryMs: 60_000 });
+    const results: CreditAdmitResult[] = [];
+    const call = async (i: number) => {
+      results.push(await store.admit(world.input(i)));
+      await store.requestsAnswered();
+    };
+    for (let i = 0; i < 3; i++) await call(i);
+    // Busy with 9 credits left: fewer than a whole reservation and the floor (8 + 4), but 5 above
+    // the floor are worth holding.
+    expect(store.heldCount).toBe(1);
+    expect(store.requestsMade).toBe(1);
+    const local = (r: CreditAdmitResult | undefined) => r?.useId?.startsWith("r") ?? false;
+    let i = 3;
+    for (; local(results.at(-1)) || i === 3; i++) await call(i);
+    // The reservation ran out; the request for the next one found only the floor: granted nothing.
+    expect(store.heldCount).toBe(0);
+    const asked = store.requestsMade;
+    expect(asked).toBe(2);
+    // Group admission spends the floor, then buys a pack: room for a whole reservation again.
+    for (; results.at(-1)?.decision !== "top_up"; i++) await call(i);
+    expect((await world.recorded()).packs).toBe(1);
+    expect(store.requestsMade).toBe(asked + 1);
+    expect(store.heldCount).toBe(1);
+    await call(i);
+    expect(local(results.at(-1))).toBe(true);
+
+    await store.close();
+    expect(results.every(admitted)).toBe(true);
+    const after = await world.recorded();
+    expect(after).toMatchObject({ uses: results.length, reservations: 0, packs: 1 });
+    expect(after.window?.topUpCredits).toBe(20 - (results.length - 12));
+  });
+
   for (const autoTopUp of [false, true]) {
     it(`stays exact across two instances holding reservations (auto top-up ${autoTopUp ? "on" : "off"})`, async () => {
       const { db } = await testApp();

@@ -123,10 +123,12 @@ export class ReservingCreditStore implements CreditStore {
   private readonly wants = new Map<string, number>();
   /**
    * Groups whose last reservation request was granted nothing (no credits to spare, e.g. a
-   * top-up balance run down to the floor), and until when (wall clock, ms) none is asked for
-   * again: group admission serves them meanwhile, and buys the next pack when one is due.
+   * top-up balance run down to the floor): until when (wall clock, ms) none is asked for again,
+   * and the room the refusal saw. Group admission serves them meanwhile, and buys the next pack
+   * when one is due; an admission that finds room for a whole reservation beyond what the refusal
+   * saw (a pack was bought, credits freed) ends the wait at once.
    */
-  private readonly refusedUntil = new Map<string, number>();
+  private readonly refusedUntil = new Map<string, { untilMs: number; room: number }>();
   /**
    * The latest figures this instance answered per group, from group admission or a reservation
    * (a grant may predate them).
@@ -375,17 +377,22 @@ export class ReservingCreditStore implements CreditStore {
       return;
     }
     if (this.held.has(group) || this.reserving.has(group)) return;
-    const state = result.state;
-    const want = this.wantFor(group);
-    const room = state ? state.limit - state.used + state.topUpCredits : 0;
-    if (room < want + this.policy.floor) return;
+    const room = roomOf(result.state);
+    // Any room above the floor is worth holding: a pair short of a whole reservation (its plan
+    // credits running out, its top-up balance low) is granted what there is, rather than sending
+    // every call to group admission until a pack is bought.
+    if (room <= this.policy.floor) return;
+    const refusal = this.refusedUntil.get(group);
+    if (refusal && room > refusal.room && room >= this.wantFor(group) + this.policy.floor) {
+      this.refusedUntil.delete(group);
+    }
     this.request(group, input);
   }
 
   private request(group: string, input: CreditAdmitInput): void {
     const refused = this.refusedUntil.get(group);
     if (refused !== undefined) {
-      if (performance.now() < refused) return;
+      if (performance.now() < refused.untilMs) return;
       this.refusedUntil.delete(group);
     }
     this.requestCount += 1;
@@ -411,7 +418,7 @@ export class ReservingCreditStore implements CreditStore {
       });
       const account = granted.context.account;
       if (!granted.id || !granted.state || !account) {
-        this.refuse(group);
+        this.refuse(group, roomOf(granted.state));
         return;
       }
       const held: Held = {
@@ -450,14 +457,17 @@ export class ReservingCreditStore implements CreditStore {
       else this.end(held); // cannot happen (one request at a time per pair); safe
     } catch {
       // Nothing reserved: the pair's calls keep going to group admission, which reports errors.
-      this.refuse(group);
+      this.refuse(group, Number.POSITIVE_INFINITY);
     }
   }
 
-  /** No reservation for the group for one settlement period (see `refusedUntil`). */
-  private refuse(group: string): void {
+  /**
+   * No reservation for the group for one settlement period (see `refusedUntil`), unless an
+   * admission finds more room than `room`.
+   */
+  private refuse(group: string, room: number): void {
     if (this.refusedUntil.size >= 10_000) this.refusedUntil.clear();
-    this.refusedUntil.set(group, performance.now() + this.policy.settleEveryMs);
+    this.refusedUntil.set(group, { untilMs: performance.now() + this.policy.settleEveryMs, room });
   }
 
   /**
@@ -580,6 +590,14 @@ function catchUp(held: Held, seen: CreditAdmitResult): void {
     newestUseAt: later(held.state.newestUseAt, state.newestUseAt),
   };
   held.quotaUsed = Math.max(held.quotaUsed, seen.quotaUsed - held.planSettled - held.topUpSettled);
+}
+
+/**
+ * Credits a window shows left to use: the plan's unused ones and the top-up balance (before what
+ * reservations hold, which the database subtracts when it grants).
+ */
+function roomOf(state: CreditWindowState | null): number {
+  return state ? Math.max(state.limit - state.used, 0) + state.topUpCredits : 0;
 }
 
 const later = (a: Date | null, b: Date | null) => (a && b ? (a > b ? a : b) : (a ?? b));
