@@ -13,6 +13,7 @@ import {
   reserveCredits,
   settleReservation,
 } from "./credit-store.ts";
+import { RecentMap } from "./recent-map.ts";
 
 /** When a (user, organisation) is busy enough to reserve for, and how reservations behave. */
 export interface ReservationPolicy {
@@ -137,7 +138,7 @@ export class ReservingCreditStore implements CreditStore {
   /** Reservations ended but not yet fully written. */
   private readonly ending = new Set<Held>();
   private readonly pendingById = new Map<string, Held>();
-  private readonly settledIds = new Map<string, string>();
+  private readonly settledIds = new RecentMap<string, string>(SETTLED_IDS_KEPT);
   private readonly timer: NodeJS.Timeout;
   private sequence = 0;
   private requestCount = 0;
@@ -548,11 +549,6 @@ export class ReservingCreditStore implements CreditStore {
         if (p.use.source === "plan") held.planSettled += 1;
         else held.topUpSettled += 1;
       });
-      while (this.settledIds.size > SETTLED_IDS_KEPT) {
-        const oldest = this.settledIds.keys().next().value;
-        if (oldest === undefined) break;
-        this.settledIds.delete(oldest);
-      }
       if (done) this.ending.delete(held);
       return true;
     } catch {
