@@ -112,6 +112,22 @@ describe(`GET /api/agent/bank-accounts (${testDriver})`, () => {
     // The nested form answers the same, from the same handler.
     const nested = await getJson(t.app, `/api/agent/orgs/${org.id}/bank-accounts`, k.key);
     expect([nested.status, nested.text]).toEqual([200, r.text]);
+
+    // The query is prepared once per database client and reused: the next organisation's call
+    // on the same client reads its own accounts only.
+    const otherKey = await createTestKey(t.db, {
+      kind: "ORG",
+      orgId: other.id,
+      label: "l",
+      scopes: ["READ_BANK"],
+    });
+    const theirs = await getJson<BankAccountsResponse>(
+      t.app,
+      "/api/agent/bank-accounts",
+      otherKey.key,
+    );
+    expect(theirs.status, theirs.text).toBe(200);
+    expect(theirs.body.accounts.map((a) => a.name)).toEqual(["Other org's account"]);
   });
 
   it("breaks name ties by id", async () => {
