@@ -28,25 +28,22 @@
  */
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import { eq, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { Hono } from "hono";
-import pg from "pg";
 import { createApp } from "../src/app.ts";
 import { cursorSecretOf, loadConfig } from "../src/config.ts";
-import { type Database, migratePostgres, openEmbedded, openPostgres } from "../src/db/client.ts";
-import { organisations } from "../src/db/schema/index.ts";
 import { offsetClock } from "../src/domain/clock.ts";
 import { ALL_BUT_SENSITIVE } from "../src/domain/scopes.ts";
 import { noopMetering } from "../src/http/middleware/metering.ts";
 import { createLogger } from "../src/logger.ts";
 import { BatchedAuditWriter } from "../src/services/audit/audit-writer.ts";
 import type { ServiceContext } from "../src/services/context.ts";
-import { seedDemo } from "../src/services/demo/seed-demo.ts";
 import { listInvoices } from "../src/services/invoices/list-invoices.ts";
 import { listPaging } from "../src/services/invoices/paging.ts";
 import { authenticateKey } from "../src/services/keys/authenticate-key.ts";
 import { createApiKey } from "../src/services/keys/create-api-key.ts";
 import { resolveTargetOrg } from "../src/services/keys/resolve-target-org.ts";
+import { BENCH_NOW, ensureBenchOrg, openBenchDatabase } from "./database.ts";
 import { ENDPOINTS } from "./endpoints.ts";
 import {
   formatCpu,
@@ -58,56 +55,18 @@ import {
   summariseLoads,
 } from "./load.ts";
 
-const BENCH_NOW = new Date("2026-06-30T02:00:00Z");
 const env = process.env;
 const DRIVERS = (env.BENCH_DRIVERS ?? "postgres").split(",").map((s) => s.trim());
 const MODES = (env.BENCH_DOC_MODE ?? "memory,latency,load").split(",").map((s) => s.trim());
-const INVOICES = Number(env.BENCH_INVOICES ?? 100_000);
 const RUNS = Number(env.BENCH_DOC_RUNS ?? 30);
 const SECONDS = Number(env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 50);
 const LOAD = (env.BENCH_DOC_LOAD ?? "invoices-page-paid").split(",").map((s) => s.trim());
-const PG_URL = env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/cashrunway_bench";
-const ORG_NAME = `Bench ${INVOICES}`;
 const MB = 1024 * 1024;
 /** A date range holding fewer than 5,000 of the bench organisation's invoices (4,855). */
 const WHOLE_FROM = "2026-06-07";
 const WHOLE_TO = "2026-06-30";
-
-async function openBenchDatabase(driver: string): Promise<Database> {
-  if (driver === "postgres") {
-    const u = new URL(PG_URL);
-    const admin = new pg.Client({
-      connectionString: Object.assign(new URL(PG_URL), { pathname: "/postgres" }).toString(),
-    });
-    await admin.connect();
-    const name = u.pathname.slice(1);
-    const exists = await admin.query("select 1 from pg_database where datname = $1", [name]);
-    if (exists.rowCount === 0) await admin.query(`create database "${name}"`);
-    await admin.end();
-    await migratePostgres(PG_URL);
-    return openPostgres(PG_URL, 20);
-  }
-  return openEmbedded(".bench/pglite");
-}
-
-async function ensureOrg(database: Database): Promise<string> {
-  const [existing] = await database.db
-    .select({ id: organisations.id })
-    .from(organisations)
-    .where(eq(organisations.name, ORG_NAME));
-  if (existing) return existing.id;
-  console.log(`seeding ${ORG_NAME} (first run only)…`);
-  const seeded = await seedDemo(database.db, {
-    seed: "bench",
-    now: BENCH_NOW,
-    invoices: INVOICES,
-    folder: `.bench/ledger-${INVOICES}`,
-    name: ORG_NAME,
-  });
-  return seeded.orgId;
-}
 
 const fmt = (n: number, d = 1) => n.toFixed(d);
 
@@ -159,7 +118,7 @@ async function listen(fetch: (req: Request) => Response | Promise<Response>) {
 async function benchDriver(driver: string) {
   const database = await openBenchDatabase(driver);
   try {
-    const orgId = await ensureOrg(database);
+    const { orgId } = await ensureBenchOrg(database);
     const clock = offsetClock(BENCH_NOW);
     const created = await createApiKey(
       database.db,

@@ -15,8 +15,7 @@
  * admission alone. It prints p50, p99 and max in milliseconds and calls/s for the concurrent case.
  */
 import { randomUUID } from "node:crypto";
-import pg from "pg";
-import { type Database, migratePostgres, openEmbedded, openPostgres } from "../src/db/client.ts";
+import type { Database } from "../src/db/client.ts";
 import { DEFAULT_LIMITS, limitsWith } from "../src/domain/metering/plans.ts";
 import { ALL_BUT_SENSITIVE } from "../src/domain/scopes.ts";
 import { createLogger } from "../src/logger.ts";
@@ -28,6 +27,7 @@ import { pgCreditStore } from "../src/services/metering/credit-store.ts";
 import { Metering, type MeterRequest } from "../src/services/metering/metering.ts";
 import { RedisBurstLimiter } from "../src/services/metering/redis-burst-limiter.ts";
 import { createOrganisation } from "../src/services/orgs/create-organisation.ts";
+import { openBenchDatabase } from "./database.ts";
 import { median, percentile } from "./load.ts";
 
 const env = process.env;
@@ -35,22 +35,7 @@ const DRIVERS = (env.BENCH_DRIVERS ?? "postgres,pglite").split(",").map((s) => s
 const CALLS = Number(env.BENCH_METER_CALLS ?? 3_000);
 const SECONDS = Number(env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 10);
-const PG_URL = env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/cashrunway_bench";
 const REDIS_URL = env.REDIS_URL ?? "redis://127.0.0.1:6379";
-
-async function openDriver(driver: string): Promise<Database> {
-  if (driver !== "postgres") return openEmbedded(".bench/pglite");
-  const dbName = new URL(PG_URL).pathname.slice(1);
-  const admin = new pg.Client({
-    connectionString: Object.assign(new URL(PG_URL), { pathname: "/postgres" }).toString(),
-  });
-  await admin.connect();
-  const exists = await admin.query("select 1 from pg_database where datname = $1", [dbName]);
-  if (exists.rowCount === 0) await admin.query(`create database "${dbName}"`);
-  await admin.end();
-  await migratePostgres(PG_URL);
-  return openPostgres(PG_URL, 20);
-}
 
 async function redisAnswers(): Promise<boolean> {
   const limiter = new RedisBurstLimiter({
@@ -139,7 +124,7 @@ console.log(
   `metering: admit + settle, in process (load average ${(await import("node:os")).loadavg()[0]?.toFixed(2)})`,
 );
 for (const driver of DRIVERS) {
-  const database = await openDriver(driver);
+  const database = await openBenchDatabase(driver);
   try {
     // The production store (reservations for busy pairs), then group admission alone.
     for (const [name, store] of [

@@ -18,10 +18,9 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { eq } from "drizzle-orm";
 import { Hono } from "hono";
-import pg from "pg";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
-import { type Database, migratePostgres, openEmbedded, openPostgres } from "../src/db/client.ts";
+import type { Database } from "../src/db/client.ts";
 import {
   creditReservations,
   creditUses,
@@ -37,12 +36,12 @@ import { createLogger } from "../src/logger.ts";
 import { BatchedAuditWriter } from "../src/services/audit/audit-writer.ts";
 import { setBilling } from "../src/services/billing/set-billing.ts";
 import type { ServiceContext } from "../src/services/context.ts";
-import { seedDemo } from "../src/services/demo/seed-demo.ts";
 import { authenticateKey } from "../src/services/keys/authenticate-key.ts";
 import { createApiKey } from "../src/services/keys/create-api-key.ts";
 import { resolveTargetOrg } from "../src/services/keys/resolve-target-org.ts";
 import { VerifiedKeyCache } from "../src/services/keys/verified-key-cache.ts";
 import { RedisBurstLimiter } from "../src/services/metering/redis-burst-limiter.ts";
+import { BENCH_INVOICES, BENCH_NOW, ensureBenchOrg, openBenchDatabase } from "./database.ts";
 import { ENDPOINTS } from "./endpoints.ts";
 import {
   formatCpu,
@@ -54,51 +53,12 @@ import {
   summariseLoads,
 } from "./load.ts";
 
-const BENCH_NOW = new Date("2026-06-30T02:00:00Z");
 const env = process.env;
 const DRIVERS = (env.BENCH_DRIVERS ?? "postgres,pglite").split(",").map((s) => s.trim());
-const INVOICES = Number(env.BENCH_INVOICES ?? 100_000);
 const SECONDS = Number(env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 10);
 const ONLY = env.BENCH_ONLY?.split(",");
-const PG_URL = env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/cashrunway_bench";
-const ORG_NAME = `Bench ${INVOICES}`;
-
-async function openBenchDatabase(driver: string): Promise<Database> {
-  if (driver === "postgres") {
-    const u = new URL(PG_URL);
-    const dbName = u.pathname.slice(1);
-    const admin = new pg.Client({
-      connectionString: Object.assign(new URL(PG_URL), { pathname: "/postgres" }).toString(),
-    });
-    await admin.connect();
-    const exists = await admin.query("select 1 from pg_database where datname = $1", [dbName]);
-    if (exists.rowCount === 0) await admin.query(`create database "${dbName}"`);
-    await admin.end();
-    await migratePostgres(PG_URL);
-    return openPostgres(PG_URL, 20);
-  }
-  return openEmbedded(".bench/pglite");
-}
-
-/** The generated organisation, reused across runs (generation and import are timed once). */
-async function ensureOrg(database: Database): Promise<{ orgId: string; seededSeconds?: number }> {
-  const [existing] = await database.db
-    .select({ id: organisations.id })
-    .from(organisations)
-    .where(eq(organisations.name, ORG_NAME));
-  if (existing) return { orgId: existing.id };
-  const started = performance.now();
-  const seeded = await seedDemo(database.db, {
-    seed: "bench",
-    now: BENCH_NOW,
-    invoices: INVOICES,
-    folder: `.bench/ledger-${INVOICES}`,
-    name: ORG_NAME,
-  });
-  return { orgId: seeded.orgId, seededSeconds: (performance.now() - started) / 1000 };
-}
 
 /** Forgets the bench organisation's query-credit uses, windows, reservations and daily bucket. */
 async function resetMetering(database: Database, orgId: string): Promise<void> {
@@ -156,7 +116,7 @@ async function benchDriver(driver: string): Promise<{
 }> {
   const database = await openBenchDatabase(driver);
   try {
-    const { orgId, seededSeconds } = await ensureOrg(database);
+    const { orgId, seededSeconds } = await ensureBenchOrg(database);
     const clock = offsetClock(BENCH_NOW);
     const created = await createApiKey(
       database.db,
@@ -341,7 +301,7 @@ for (const driver of DRIVERS) {
         })
         .join("; ") +
       (result.seededSeconds
-        ? `; generated and imported ${INVOICES} invoices in ${fmt(result.seededSeconds)} s`
+        ? `; generated and imported ${BENCH_INVOICES} invoices in ${fmt(result.seededSeconds)} s`
         : "") +
       `; driver total ${fmt((performance.now() - started) / 1000)} s`,
   );
@@ -353,7 +313,7 @@ writeFileSync(
   file,
   JSON.stringify(
     {
-      invoices: INVOICES,
+      invoices: BENCH_INVOICES,
       seconds: SECONDS,
       rounds: ROUNDS,
       connections: CONNECTIONS,
