@@ -20,11 +20,18 @@ export interface LoadResult {
 
 /**
  * Runs autocannon against `url` in a worker thread, so the load generator does not share the
- * server's event loop. Latencies in milliseconds.
+ * server's event loop. Latencies in milliseconds. With `rate`, requests are sent at that rate
+ * whatever the answers' speed, so latencies are those of a server that is not saturated.
  */
 export async function load(
   url: string,
-  opts: { connections: number; seconds: number; headers?: Record<string, string> },
+  opts: {
+    connections: number;
+    seconds: number;
+    headers?: Record<string, string>;
+    /** Requests per second over all connections (open loop); absent: as fast as answered. */
+    rate?: number;
+  },
 ): Promise<LoadResult> {
   const before = readCpu();
   const result = await autocannon({
@@ -33,6 +40,7 @@ export async function load(
     duration: opts.seconds,
     headers: opts.headers,
     workers: 1,
+    ...(opts.rate ? { overallRate: opts.rate } : {}),
   });
   const cpu = cpuPerRequest(before, readCpu(), result.requests.total);
   return {

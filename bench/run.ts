@@ -12,6 +12,9 @@
  * Environment: BENCH_DRIVERS (postgres,pglite), BENCH_INVOICES (100000), BENCH_SECONDS (5),
  * BENCH_ROUNDS (3), BENCH_CONNECTIONS (10), BENCH_DATABASE_URL, BENCH_ONLY (endpoint names),
  * BENCH_REDIS_URL (the burst cap in Redis instead of in process).
+ *
+ * Then, for each endpoint, unmetered and real again at a fixed rate (half the unmetered
+ * throughput): the latency metering adds when the server is not saturated.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
@@ -93,6 +96,11 @@ interface Row {
   /** The real pipeline with the no-op metering hook. */
   unmetered: Summary;
   real: Summary;
+  /**
+   * Unmetered and real again, at a fixed rate of half the unmetered throughput: what metering
+   * adds to a request's latency when the server is not saturated (issue 4's target).
+   */
+  atRate: { rate: number; unmetered: Summary; real: Summary };
 }
 
 interface Summary extends LoadResult {
@@ -246,6 +254,25 @@ async function benchDriver(driver: string): Promise<{
           );
         }
       }
+      // Open loop at half the unmetered throughput: closed-loop p99 at saturation is mostly
+      // queueing behind other requests, which grows with any cost; this is the latency added.
+      const rate = Math.max(
+        1,
+        Math.round(median(samples.unmetered.map((s) => s.requestsPerSecond)) / 2),
+      );
+      const atRate: Record<"unmetered" | "real", LoadResult[]> = { unmetered: [], real: [] };
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const name of ["unmetered", "real"] as const) {
+          atRate[name].push(
+            await load(targets[name] + endpoint.path, {
+              connections: CONNECTIONS,
+              seconds: SECONDS,
+              headers,
+              rate,
+            }),
+          );
+        }
+      }
       ceiling.server.close();
       await baseline.close();
       await real.close();
@@ -258,6 +285,11 @@ async function benchDriver(driver: string): Promise<{
         baseline: summarise(samples.baseline),
         unmetered: summarise(samples.unmetered),
         real: summarise(samples.real),
+        atRate: {
+          rate,
+          unmetered: summarise(atRate.unmetered),
+          real: summarise(atRate.real),
+        },
       });
       printRow(rows[rows.length - 1] as Row);
     }
@@ -285,6 +317,12 @@ function printRow(r: Row) {
   console.log(
     `  real/baseline ${ratio(r.real, r.baseline)}   real/ceiling ${ratio(r.real, r.ceiling)}   ` +
       `unmetered/baseline ${ratio(r.unmetered, r.baseline)}   real/unmetered ${ratio(r.real, r.unmetered)}`,
+  );
+  const { rate, unmetered, real } = r.atRate;
+  console.log(
+    `  at ${rate} req/s: unmetered p50 ${fmt(unmetered.p50)} p99 ${fmt(unmetered.p99)} ms, ` +
+      `real p50 ${fmt(real.p50)} p99 ${fmt(real.p99)} ms: metering adds ` +
+      `${fmt(real.p99 - unmetered.p99)} ms at p99`,
   );
 }
 
