@@ -284,15 +284,20 @@ export class Metering {
     const orgId = org.id;
     const userId = req.key.createdByUserId;
     const windowMs = this.limits.creditWindowMs;
-    const request = { userId, orgId, now: req.now, windowMs, allowance: this.limits.allowance };
+    const allowance = this.limits.allowance;
 
     let context: BillingContext;
     let state: CreditWindowState | null;
     let quotaUsed: number;
     let creditUseId: string | null = null;
     if (req.chargesCredit) {
+      // Built field by field, not spread from a shared object: this runs on every request.
       const input: CreditAdmitInput = {
-        ...request,
+        userId,
+        orgId,
+        now: req.now,
+        windowMs,
+        allowance,
         keyId: req.key.id,
         route: req.routeTemplate,
         requestId: req.requestId,
@@ -317,7 +322,9 @@ export class Metering {
       ({ context, state, quotaUsed } = admitted);
       creditUseId = admitted.useId;
     } else {
-      ({ context, state, quotaUsed } = await this.guard(() => this.store.inspect(request)));
+      ({ context, state, quotaUsed } = await this.guard(() =>
+        this.store.inspect({ userId, orgId, now: req.now, windowMs, allowance }),
+      ));
     }
 
     const figures = meterFigures({
