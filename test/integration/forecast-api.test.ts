@@ -484,6 +484,15 @@ describe(`GET /api/agent/forecast (${testDriver})`, () => {
 
     const unknown = await getJson(w.t.app, "/api/agent/forecast?scenarioId=scn_nope", w.full.key);
     expect([unknown.status, unknown.body.error]).toEqual([404, "not_found"]);
+    // PostgreSQL text cannot hold NUL: refused before any query (was a 500).
+    for (const nul of ["%00", "scn_%00x"]) {
+      const r = await getJson(w.t.app, `/api/agent/forecast?scenarioId=${nul}`, w.full.key);
+      expect([r.status, r.body.error, r.body.parameter]).toEqual([
+        400,
+        "invalid_parameter",
+        "scenarioId",
+      ]);
+    }
     const other = await world();
     const otherBase = (await listScenarios(other.t.db, other.org.id))[0];
     const foreign = await getJson(

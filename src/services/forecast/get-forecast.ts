@@ -90,6 +90,8 @@ export async function getForecast({
   requireScope(ctx, "READ_FORECAST");
   const orgId = ctx.org.id;
   const wanted = scenarioId ?? null;
+  // No scenario id holds a NUL, and PostgreSQL text cannot carry one to compare.
+  if (wanted?.includes("\u0000")) throw new NotFoundError("scenario");
   const result = await ctx.db.execute(sql`
     SELECT sc.id AS "scenarioId", sc.name, sc.kind,
            s.id AS "snapshotId", s.computed_at AS "computedAt", s.engine_version AS "engineVersion",

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { notesForAgentField } from "../daily-summary/schema.ts";
+import { NO_NUL } from "../invoices/list-params.ts";
 
 const decimal = (description: string, example: string) =>
   z.string().openapi({ description: `${description} Canonical decimal string.`, example });
@@ -102,6 +103,7 @@ export const ForecastQuerySchema = z.object({
     .string()
     .min(1)
     .max(100)
+    .refine(NO_NUL, { message: "must not contain NUL" })
     .optional()
     .openapi({
       param: { name: "scenarioId", in: "query" },

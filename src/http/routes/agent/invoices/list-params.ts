@@ -16,7 +16,8 @@ import {
  * 400, never a 5xx.
  */
 
-const NO_NUL = (s: string) => !s.includes("\u0000");
+/** PostgreSQL text cannot hold NUL: a value with one is refused (400), never sent (5xx). */
+export const NO_NUL = (s: string) => !s.includes("\u0000");
 
 /** `limit`: 1 or more, default 50, capped at 200. */
 export const limitParam = z
