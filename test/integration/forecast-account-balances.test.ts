@@ -308,7 +308,7 @@ describe(`GET /api/agent/account-balances (${testDriver})`, () => {
     expect(full.body.redactedItemCount).toBe(0);
   });
 
-  it.each(["2026-02-30", "20260131", "yesterday", "2026-1-5"])(
+  it.each(["2026-02-30", "20260131", "yesterday", "2026-1-5", "2026-13-01", "0000-01-01"])(
     "answers 400 invalid_parameter for asAtDate=%s",
     async (bad) => {
       const w = await world();

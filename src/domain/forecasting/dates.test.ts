@@ -34,6 +34,11 @@ describe("calendar dates", () => {
     expect(isCalendarDate("2026-02-30")).toBe(false);
     expect(isCalendarDate("2026-2-3")).toBe(false);
     expect(isCalendarDate("yesterday")).toBe(false);
+    expect(isCalendarDate("0000-01-01")).toBe(false); // not a PostgreSQL date: was a 500
+    expect(isCalendarDate("0001-01-01")).toBe(true);
+    for (const bad of ["2026-13-01", "2026-00-10", "2026-01-32", "2026-01-00"]) {
+      expect(isCalendarDate(bad)).toBe(false); // never throws
+    }
     expect(addDays("2026-03-01", -1)).toBe("2026-02-28");
   });
 });

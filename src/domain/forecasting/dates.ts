@@ -52,10 +52,17 @@ export function dateOf(day: number): string {
   return `${String(y).padStart(4, "0")}-${pad2(m)}-${pad2(d)}`;
 }
 
-/** True for a real calendar date in `YYYY-MM-DD` form (`2026-02-30` is not). */
+/**
+ * True for a real calendar date in `YYYY-MM-DD` form, year 0001 to 9999 (`2026-02-30` is not;
+ * nor is `0000-01-01`, which PostgreSQL's `date` does not accept).
+ */
 export function isCalendarDate(value: string): boolean {
   const m = ISO_DATE.exec(value);
-  if (!m) return false;
+  if (!m || m[1] === "0000") return false;
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  // Out of range for dayNumber (which throws): answered here, so this never throws.
+  if (month < 1 || month > 12 || day < 1 || day > 31) return false;
   return dateOf(dayNumber(value)) === value;
 }
 

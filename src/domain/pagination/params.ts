@@ -31,23 +31,8 @@ export function parseBooleanParam(text: string): boolean | undefined {
   return undefined;
 }
 
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
-/**
- * True for a real calendar date written `YYYY-MM-DD` (year 0001 to 9999): `2024-02-29` yes,
- * `2023-02-29`, `2024-13-01`, `2024-1-5` and `0000-01-01` no.
- */
-export function isCalendarDate(text: string): boolean {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
-  if (!m) return false;
-  const year = Number(m[1]);
-  const month = Number(m[2]);
-  const day = Number(m[3]);
-  if (year < 1 || month < 1 || month > 12 || day < 1) return false;
-  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-  const max = month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0);
-  return day <= max;
-}
+/** A real calendar date written `YYYY-MM-DD`, year 0001 to 9999 (one implementation). */
+export { isCalendarDate } from "../forecasting/dates.ts";
 
 /**
  * A `status` filter: comma-separated values (the parameter may also be repeated), trimmed and

@@ -4,33 +4,16 @@
  * 24 hours, so no daylight-saving change can move a date.
  */
 
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+import { addDays, dateOf, dayNumber } from "../forecasting/dates.ts";
+
 const MONTH = /^(\d{4})-(\d{2})$/;
-const DAY_MS = 86_400_000;
 
-/** True for a real calendar date (`2026-02-30` is not). */
-export function isCalendarDate(value: string): boolean {
-  const m = DATE.exec(value);
-  if (!m) return false;
-  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-  return d.getUTCFullYear() === Number(m[1]) && d.toISOString().slice(0, 10) === value;
-}
-
-/** Days since 1970-01-01. */
-export function dayNumber(date: string): number {
-  const m = DATE.exec(date);
-  if (!m) throw new RangeError(`expected a YYYY-MM-DD date, got "${date}"`);
-  return Math.round(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) / DAY_MS);
-}
+// One implementation of day arithmetic (forecasting/dates.ts: integer arithmetic, right for every
+// year 0001–9999; `Date.UTC` read years 0–99 as 1900–1999).
+export { addDays, dayNumber, isCalendarDate } from "../forecasting/dates.ts";
 
 /** The date of a day number. */
-export function dateOfDay(day: number): string {
-  return new Date(day * DAY_MS).toISOString().slice(0, 10);
-}
-
-export function addDays(date: string, days: number): string {
-  return dateOfDay(dayNumber(date) + days);
-}
+export const dateOfDay = dateOf;
 
 /** Whole days from `from` to `to` (negative when `to` is earlier). */
 export function daysBetween(from: string, to: string): number {

@@ -27,10 +27,36 @@ describe("calendar", () => {
     expect(financialYearStart("2026-03-01", 2, 29)).toBe("2026-03-01");
     expect(financialYearStart("2026-02-28", 2, 29)).toBe("2025-03-01");
   });
+
+  it("reads years 0001-0099 as written (Date.UTC took them for 1900-1999)", () => {
+    expect(financialYearStart("0100-06-01", 6, 30)).toBe("0099-07-01");
+    expect(financialYearStart("0050-03-10", 12, 31)).toBe("0050-01-01");
+    expect([isCalendarDate("0001-01-01"), isCalendarDate("0099-02-29")]).toEqual([true, false]);
+    expect(isCalendarDate("0000-01-01")).toBe(false); // PostgreSQL's date has no year 0000
+  });
 });
 
 describe("summary windows", () => {
   const org = { today: "2026-03-10", yearEndMonth: 6, yearEndDay: 30 };
+  it("works in the first centuries, and never starts before 0001-01-01", () => {
+    expect(resolveWindow({ ...org, dateTo: "0100-06-01" })).toEqual({
+      from: "0099-07-01",
+      to: "0100-06-01",
+    });
+    expect(resolveWindow({ ...org, dateFrom: "0001-01-01", dateTo: "0001-12-31" })).toEqual({
+      from: "0001-01-01",
+      to: "0001-12-31",
+    });
+    // The financial year holding 0001-03-01 began on 0000-07-01: counted from 0001-01-01.
+    expect(resolveWindow({ ...org, dateTo: "0001-03-01" })).toEqual({
+      from: "0001-01-01",
+      to: "0001-03-01",
+    });
+    expect(resolveWindow({ ...org, dateTo: "0000-12-31" })).toMatchObject({
+      parameter: "dateTo",
+    });
+  });
+
   it("defaults to the financial year to date and honours dateFrom / dateTo", () => {
     expect(resolveWindow(org)).toEqual({ from: "2025-07-01", to: "2026-03-10" });
     expect(resolveWindow({ ...org, dateTo: "2025-03-31" })).toEqual({

@@ -13,6 +13,10 @@ export interface SummaryWindow {
   to: string;
 }
 
+/** The first date a window can start on (`YYYY-MM-DD` strings of four-digit years sort). */
+const FIRST_DATE = "0001-01-01";
+const maxDate = (a: string, b: string) => (a > b ? a : b);
+
 /** A window may span at most this many years (byMonth lists every month of it). */
 export const MAX_WINDOW_YEARS = 20;
 
@@ -41,7 +45,11 @@ export function resolveWindow(input: {
     }
   }
   const to = input.dateTo ?? input.today;
-  const from = input.dateFrom ?? financialYearStart(to, input.yearEndMonth, input.yearEndDay);
+  // A financial year that began before the first calendar date (year 0000, which PostgreSQL's
+  // `date` does not accept) is counted from that first date.
+  const from =
+    input.dateFrom ??
+    maxDate(financialYearStart(to, input.yearEndMonth, input.yearEndDay), FIRST_DATE);
   if (from > to) {
     return {
       parameter: input.dateFrom !== undefined ? "dateFrom" : "dateTo",
