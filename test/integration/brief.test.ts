@@ -9,6 +9,7 @@ import { briefCommand } from "../../src/cli/commands/brief.ts";
 import { ConfigSchema } from "../../src/config.ts";
 import { type Database, openPostgres } from "../../src/db/client.ts";
 import { validateBrief } from "../../src/domain/brief/validate.ts";
+import { WITHHELD_SECTION } from "../../src/domain/brief/withhold.ts";
 import { fixedClock } from "../../src/domain/clock.ts";
 import type { DailyBriefResponse } from "../../src/http/routes/agent/daily-brief/index.ts";
 import { DailyBriefResponseSchema } from "../../src/http/routes/agent/daily-brief/schema.ts";
@@ -18,6 +19,7 @@ import { systemContext } from "../../src/services/baselines/system-context.ts";
 import { loadBriefFacts } from "../../src/services/brief/brief-facts.ts";
 import { getLatestBrief } from "../../src/services/brief/get-daily-brief.ts";
 import { runBrief } from "../../src/services/brief/run-brief.ts";
+import { setSensitive } from "../../src/services/sensitivity/set-sensitive.ts";
 import { createTestKey, getJson, rowsOf } from "../helpers/api.ts";
 import { createTestOrg } from "../helpers/factories.ts";
 import { getTestDatabase, testDriver } from "../helpers/test-db.ts";
@@ -198,6 +200,39 @@ describe(`daily brief (${testDriver})`, () => {
     expect((await getJson<DailyBriefResponse>(w.t.app, path, w.plain)).body.generatedAt).toBe(
       TICK.toISOString(),
     );
+  });
+
+  it("withholds a section naming a contact flagged sensitive after the brief was written", async () => {
+    const w = await insightsWorld(SPEC, { now: NOW, sensitiveContacts: [3], plan: "Free" });
+    await runBrief(w.t.db, { orgId: w.orgId, asOfDate: "2026-03-10", now: TICK });
+    const path = `/api/agent/orgs/${w.orgId}/daily-brief`;
+    const before = await getJson<DailyBriefResponse>(w.t.app, path, w.sensitive);
+    expect(before.body.payload.mainDriver.refs).toEqual([
+      { kind: "customer", key: "harbour-cafe", displayName: "Harbour Cafe" },
+    ]);
+    const [cafe] = rowsOf<{ id: string }>(
+      await w.t.db.execute(
+        sql`SELECT id FROM contacts WHERE org_id = ${w.orgId} AND name = 'Harbour Cafe'`,
+      ),
+    );
+    await setSensitive(w.t.db, {
+      orgId: w.orgId,
+      target: { contact: cafe?.id ?? "" },
+      sensitive: true,
+    });
+    // Every key reads the brief (READ_SENSITIVE or not), as it was written for all of them.
+    for (const key of [w.plain, w.sensitive]) {
+      const r = await getJson<DailyBriefResponse>(w.t.app, path, key);
+      expect(r.status).toBe(200);
+      expect(DailyBriefResponseSchema.parse(r.body)).toEqual(r.body);
+      expect(r.text).not.toMatch(/harbour.?cafe/i);
+      expect(r.body.payload.mainDriver).toEqual(WITHHELD_SECTION);
+      // Sections that do not name it are served as written.
+      expect(r.body.payload.recommendedAction).toEqual(before.body.payload.recommendedAction);
+      expect(r.body.generatedAt).toBe(before.body.generatedAt);
+    }
+    // The stored row is unchanged: the next brief is written without the name.
+    expect((await getLatestBrief(w.t.db, w.orgId))?.payload).toEqual(before.body.payload);
   });
 
   it("answers 403 when orgId is not the key's organisation, and has no flat form", async () => {

@@ -2,8 +2,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { rulesBrief } from "./rules-generator.ts";
 import { fitHeadline, plainName, slugify, uniqueSlugs } from "./text.ts";
-import type { BriefFacts } from "./types.ts";
+import type { BriefFacts, BriefPayload } from "./types.ts";
 import { validateBrief } from "./validate.ts";
+import { WITHHELD_SECTION, withholdSensitive } from "./withhold.ts";
 
 const FACTS: BriefFacts = {
   orgName: "Demo Pty Ltd",
@@ -288,5 +289,38 @@ describe("brief text helpers", () => {
       "acme-2-2",
       "acme-3",
     ]);
+  });
+});
+
+describe("withholding names flagged sensitive after the brief was written", () => {
+  const section = (headline: string, body: string, refs: BriefPayload["mainDriver"]["refs"]) => ({
+    headline,
+    bodyMarkdown: body,
+    refs,
+  });
+  const payload: BriefPayload = {
+    mainDriver: section("O'Neil & Sons drives March", "**O'Neil & Sons** owes most.", [
+      { kind: "customer", key: "o-neil-sons", displayName: "O'Neil & Sons" },
+    ]),
+    riskSignal: section("Week 6 is the low point", "Rent lands in *week 6*.", [
+      { kind: "week", weekNumber: 6 },
+    ]),
+    recommendedAction: section("Chase Bay Club today", "Chase Bay Club.", [
+      { kind: "customer", key: "bay-club", displayName: "Bay*Club" },
+    ]),
+  };
+
+  it("replaces each section that names one, in any field and either written form", () => {
+    // "Bay*Club" is written "Bay Club" in prose (plainName); the ref keeps the raw name.
+    const out = withholdSensitive(payload, ["o'neil & sons", "Bay*Club"]);
+    expect(out.mainDriver).toEqual(WITHHELD_SECTION);
+    expect(out.riskSignal).toBe(payload.riskSignal);
+    expect(out.recommendedAction).toEqual(WITHHELD_SECTION);
+    expect(validateBrief(out, FACTS).ok).toBe(true);
+  });
+
+  it("leaves the brief as it is without such names, or for names under 3 characters", () => {
+    expect(withholdSensitive(payload, [])).toBe(payload);
+    expect(withholdSensitive(payload, ["Zed Ltd", "  O ", "ee"])).toEqual(payload);
   });
 });

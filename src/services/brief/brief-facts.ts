@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import type { Db } from "../../db/client.ts";
+import type { Db, DbOrTx } from "../../db/client.ts";
 import { uniqueSlugs } from "../../domain/brief/text.ts";
 import type {
   BriefCategory,
@@ -39,6 +39,20 @@ function tainted(name: string, forbidden: readonly string[]): boolean {
   return forbidden.some((f) => f.trim().length >= 3 && n.includes(f.trim().toLowerCase()));
 }
 
+/** The contacts and ledger accounts of the organisation flagged sensitive now. */
+export async function sensitiveNames(
+  db: DbOrTx,
+  orgId: string,
+): Promise<{ name: string; kind: "contact" | "account"; id: string }[]> {
+  return rowsOf(
+    await db.execute(sql`
+      SELECT name, 'contact' AS kind, external_id AS id FROM contacts
+      WHERE org_id = ${orgId} AND is_sensitive
+      UNION ALL
+      SELECT name, 'account', id FROM ledger_accounts WHERE org_id = ${orgId} AND is_sensitive`),
+  );
+}
+
 async function latestForecast(ctx: ServiceContext): Promise<ForecastResponse | null> {
   try {
     return await getForecast({ ctx });
@@ -59,13 +73,7 @@ export async function loadBriefFacts(ctx: ServiceContext, asOfDate: string): Pro
   const db: Db = ctx.db as Db;
   const org = ctx.org;
   const today = localDate(ctx.now, org.timezone);
-  const forbidden = rowsOf<{ name: string; kind: string; id: string }>(
-    await db.execute(sql`
-      SELECT name, 'contact' AS kind, external_id AS id FROM contacts
-      WHERE org_id = ${org.id} AND is_sensitive
-      UNION ALL
-      SELECT name, 'account', id FROM ledger_accounts WHERE org_id = ${org.id} AND is_sensitive`),
-  );
+  const forbidden = await sensitiveNames(db, org.id);
   const forbiddenNames = [...new Set(forbidden.map((f) => f.name))];
   const sensitiveAccounts = new Set(forbidden.filter((f) => f.kind === "account").map((f) => f.id));
 

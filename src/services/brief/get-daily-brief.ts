@@ -1,9 +1,11 @@
 import { sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client.ts";
 import type { BriefPayload } from "../../domain/brief/types.ts";
+import { withholdSensitive } from "../../domain/brief/withhold.ts";
 import type { ServiceContext } from "../context.ts";
 import { ServiceError } from "../errors.ts";
 import { rowsOf } from "../summaries/summary-cache.ts";
+import { sensitiveNames } from "./brief-facts.ts";
 
 /** Spec: DailyBriefResponse (alerts are the pipeline's). */
 export interface DailyBrief {
@@ -67,5 +69,7 @@ export async function getDailyBrief(ctx: ServiceContext, pathOrgId: string): Pro
       "No daily brief has been generated for this organisation yet; retry after the next 06:00 UTC run.",
     );
   }
-  return brief;
+  // Names flagged sensitive after the brief was written are not shown (docs/insights.md).
+  const names = (await sensitiveNames(ctx.db, ctx.org.id)).map((n) => n.name);
+  return { ...brief, payload: withholdSensitive(brief.payload, names) };
 }

@@ -15,7 +15,10 @@ export const registerDailyBrief = (api: Api, deps: PipelineDeps) =>
       "shows the same row. A scheduled worker writes one row per organisation and UTC day at " +
       "06:00 UTC; clients cannot trigger regeneration. `{orgId}` must be the organisation the " +
       "key resolves to (an organisation key's own; for USER and PARTNER keys one within reach), " +
-      "else 403 `forbidden`. 404 `no_brief_yet` before the first brief.",
+      "else 403 `forbidden`. 404 `no_brief_yet` before the first brief. A brief never names a " +
+      "sensitive contact or account; a section naming one flagged sensitive after the brief was " +
+      'written is served as "Withheld: this section named a sensitive contact or account" with ' +
+      "no refs, to every key, until the next brief.",
     scope: null,
     nestedOnly: true,
     errors: ["no_brief_yet"],
