@@ -1,3 +1,4 @@
+import { quoted } from "../quoted.ts";
 import {
   addMonths,
   financialYearStart,
@@ -41,7 +42,7 @@ export function resolveWindow(input: {
   for (const p of ["dateFrom", "dateTo"] as const) {
     const v = input[p];
     if (v !== undefined && !isCalendarDate(v)) {
-      return { parameter: p, message: `${p} must be a calendar date YYYY-MM-DD, got "${v}"` };
+      return { parameter: p, message: `${p} must be a calendar date YYYY-MM-DD, got ${quoted(v)}` };
     }
   }
   const to = input.dateTo ?? input.today;

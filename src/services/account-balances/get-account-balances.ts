@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { isCalendarDate } from "../../domain/forecasting/dates.ts";
 import { SENSITIVE_ACCOUNT_NAME } from "../../domain/forecasting/redact.ts";
 import { canonical } from "../../domain/money.ts";
+import { quoted } from "../../domain/quoted.ts";
 import { localDate } from "../../domain/timezones.ts";
 import { canSeeSensitive, requireScope, type ServiceContext } from "../context.ts";
 import { InvalidParameterError } from "../errors.ts";
@@ -75,7 +76,7 @@ export async function getAccountBalances({
   if (!isCalendarDate(date)) {
     throw new InvalidParameterError(
       "asAtDate",
-      `asAtDate must be a date as YYYY-MM-DD, got "${date}"`,
+      `asAtDate must be a date as YYYY-MM-DD, got ${quoted(date)}`,
     );
   }
   const orgId = ctx.org.id;

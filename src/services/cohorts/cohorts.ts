@@ -11,6 +11,7 @@ import {
   retentionMatrix,
 } from "../../domain/cohorts/cohorts.ts";
 import type { AgentNote } from "../../domain/insights/detectors.ts";
+import { quoted } from "../../domain/quoted.ts";
 import { addDays, firstDayOf, monthOf } from "../../domain/summaries/calendar.ts";
 import { localDate } from "../../domain/timezones.ts";
 import { requireScope, type ServiceContext } from "../context.ts";
@@ -159,7 +160,7 @@ export async function getCohortRetention(
       "granularity",
       input.granularity === "week"
         ? "weekly cohorts are not available yet; use granularity=month (the default)"
-        : `granularity must be month, got "${input.granularity}"`,
+        : `granularity must be month, got ${quoted(input.granularity)}`,
     );
   }
   const today = localDate(ctx.now, ctx.org.timezone);
