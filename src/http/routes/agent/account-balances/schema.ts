@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { withAlerts } from "../alerts.ts";
 
 export const AccountBalanceSchema = z
   .object({
@@ -25,8 +26,8 @@ export const AccountBalanceSchema = z
   })
   .openapi("AccountBalance");
 
-export const AccountBalancesResponseSchema = z
-  .object({
+export const AccountBalancesResponseSchema = withAlerts(
+  z.object({
     asAtDate: z.string().openapi({ example: "2026-03-10" }),
     currency: z
       .string()
@@ -38,8 +39,8 @@ export const AccountBalancesResponseSchema = z
       description: "Rows whose name was rewritten and code cleared; 0 with READ_SENSITIVE.",
       example: 0,
     }),
-  })
-  .openapi("AccountBalancesResponse");
+  }),
+).openapi("AccountBalancesResponse");
 
 export const AccountBalancesQuerySchema = z.object({
   asAtDate: z

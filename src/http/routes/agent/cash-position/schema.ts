@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { withAlerts } from "../alerts.ts";
 import { notesForAgentField } from "../daily-summary/schema.ts";
 
 const decimal = (description: string, example: string) =>
@@ -30,8 +31,8 @@ export const CashPositionAccountSchema = z
   })
   .openapi("CashPositionAccount");
 
-export const CashPositionResponseSchema = z
-  .object({
+export const CashPositionResponseSchema = withAlerts(
+  z.object({
     asOfDate: z
       .string()
       .openapi({ description: "Today in the organisation's timezone.", example: "2026-03-10" }),
@@ -61,7 +62,7 @@ export const CashPositionResponseSchema = z
       example: 1,
     }),
     notesForAgent: notesForAgentField.optional(),
-  })
-  .openapi("CashPositionResponse");
+  }),
+).openapi("CashPositionResponse");
 
 export type CashPositionResponse = z.infer<typeof CashPositionResponseSchema>;

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { withAlerts } from "../alerts.ts";
 import { notesForAgentField } from "../daily-summary/schema.ts";
 import { NO_NUL } from "../invoices/list-params.ts";
 
@@ -65,8 +66,8 @@ export const ForecastWeekSchema = z
   })
   .openapi("ForecastWeek");
 
-export const ForecastResponseSchema = z
-  .object({
+export const ForecastResponseSchema = withAlerts(
+  z.object({
     scenarioId: z.string().openapi({ example: "scn_5kq2m8x3c9d1v7b4n6ht" }),
     scenarioName: z.string().optional().openapi({ example: "Base" }),
     scenarioKind: z.enum(["BASE", "BEST", "WORST", "CUSTOM"]).optional(),
@@ -95,8 +96,8 @@ export const ForecastResponseSchema = z
       example: 0,
     }),
     notesForAgent: notesForAgentField.optional(),
-  })
-  .openapi("ForecastResponse");
+  }),
+).openapi("ForecastResponse");
 
 export const ForecastQuerySchema = z.object({
   scenarioId: z
