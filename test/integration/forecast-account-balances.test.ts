@@ -323,8 +323,13 @@ describe(`GET /api/agent/account-balances (${testDriver})`, () => {
   it("does not reflect a long bad value back in full", async () => {
     const w = await world();
     const r = await w.get(`?asAtDate=${"9".repeat(5000)}`);
-    expect([r.status, r.body.error]).toEqual([400, "invalid_parameter"]);
-    expect(r.body.message).toBe(`asAtDate must be a date as YYYY-MM-DD, got "${"9".repeat(40)}…"`);
+    expect([r.status, r.body]).toMatchObject([
+      400,
+      {
+        error: "invalid_parameter",
+        message: `asAtDate must be a date as YYYY-MM-DD, got "${"9".repeat(40)}…"`,
+      },
+    ]);
   });
 
   it("needs READ_ACCOUNTS", async () => {
