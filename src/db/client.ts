@@ -10,6 +10,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import pg from "pg";
+import { EmbeddedSessionQueue } from "./embedded-session.ts";
 import * as schema from "./schema/index.ts";
 
 export type Schema = typeof schema;
@@ -139,6 +140,8 @@ export async function openEmbedded(
   let server: PGLiteSocketServer | undefined;
   if (opts.share) {
     server = new PGLiteSocketServer({ db: embedded.pglite, path: socketPath, maxConnections: 8 });
+    // One client's batch or transaction at a time on the one session (embedded-session.ts).
+    EmbeddedSessionQueue.install(server, embedded.pglite);
     await server.start();
   }
   return {
