@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from "../config.ts";
-import { openDatabase } from "../db/client.ts";
+import { DatabaseUnavailableError, openDatabase } from "../db/client.ts";
 import { offsetClock, systemClock } from "../domain/clock.ts";
 import { ServiceError } from "../services/errors.ts";
 import { ParsedArgs, UsageError } from "./args.ts";
@@ -15,6 +15,16 @@ function helpText(): string {
     "database in DATA_DIR (default ./.cashrunway), also while the server runs.",
   );
   return lines.join("\n");
+}
+
+/**
+ * An unexpected error: its message (cut to 1,000 characters: a failed query's message holds the
+ * whole statement and every parameter) and its stack frames, for a bug report.
+ */
+function unexpected(e: Error): string {
+  const message = e.message.length > 1000 ? `${e.message.slice(0, 1000)}… (cut)` : e.message;
+  const frames = (e.stack ?? "").split("\n").filter((line) => /^\s+at /.test(line));
+  return [`${e.name}: ${message}`, ...frames].join("\n");
 }
 
 /** Runs one command line; returns the exit code. Errors are one line on stderr. */
@@ -55,11 +65,15 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       process.stderr.write(`cashrunway ${name}: ${e.message}\n`);
       return 2;
     }
-    if (e instanceof ConfigError || e instanceof ServiceError) {
+    if (
+      e instanceof ConfigError ||
+      e instanceof ServiceError ||
+      e instanceof DatabaseUnavailableError
+    ) {
       process.stderr.write(`cashrunway ${name}: ${e.message.replace(/\n/g, " ")}\n`);
       return 1;
     }
-    process.stderr.write(`cashrunway ${name}: ${e.stack ?? e.message}\n`);
+    process.stderr.write(`cashrunway ${name}: ${unexpected(e)}\n`);
     return 1;
   }
 }

@@ -97,6 +97,9 @@ function pidAlive(pid: number): boolean {
   }
 }
 
+/** The embedded database cannot be opened here and now (a message for people, no stack). */
+export class DatabaseUnavailableError extends Error {}
+
 /**
  * Opens the embedded database in `dataDir`. PGlite allows one process per data directory, so:
  * when a `serve` process already holds it, we talk to that process through the Postgres socket
@@ -108,7 +111,12 @@ export async function openEmbedded(
   opts: { share?: boolean } = {},
 ): Promise<Database> {
   const dir = resolve(dataDir);
-  mkdirSync(dir, { recursive: true });
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? String(err);
+    throw new DatabaseUnavailableError(`DATA_DIR ${dir} cannot be used as a folder (${code}).`);
+  }
   const socketPath = join(dir, SOCKET_NAME);
   const lockPath = join(dir, LOCK_NAME);
 
@@ -128,7 +136,7 @@ export async function openEmbedded(
   if (existsSync(lockPath)) {
     const pid = Number(readFileSync(lockPath, "utf8").trim());
     if (Number.isInteger(pid) && pid !== process.pid && pidAlive(pid)) {
-      throw new Error(
+      throw new DatabaseUnavailableError(
         `The embedded database in ${dir} is in use by process ${pid}; try again when it ends.`,
       );
     }

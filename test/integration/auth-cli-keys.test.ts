@@ -83,6 +83,9 @@ describe(`keys command (${testDriver})`, () => {
       "READ_BANK",
     ]);
     expect(user).toMatchObject({ key: expect.stringMatching(/^crun_/), kind: "USER" });
+    await expect(
+      createPartner(db, { name: "Bad owner", ownerEmail: "bad" }, TEST_NOW),
+    ).rejects.toMatchObject({ code: "invalid_parameter", details: { parameter: "ownerEmail" } });
     const partner = await createPartner(db, { name: "CLI practice" }, TEST_NOW);
     await linkPartner(db, partner.id, org.id, TEST_NOW);
     const [p] = await keys(["create", "--partner", partner.id, "--label", "p", "--pinned", org.id]);

@@ -412,6 +412,10 @@ describe(`daily brief (${testDriver})`, () => {
       ["2026-03-10", true, "rules"],
     ]);
     await expect(run(["--org", w.orgId, "--date", "2026-02-30"])).rejects.toThrow(/--date/);
+    // A day after today would become the brief the API serves: refused.
+    await expect(run(["--org", w.orgId, "--date", "2026-03-11"])).rejects.toThrow(
+      "--date 2026-03-11 is after today (2026-03-10, UTC)",
+    );
     // The latest day is what the API serves.
     expect((await getLatestBrief(w.t.db, w.orgId))?.asOfDate).toBe("2026-03-10");
   });

@@ -7,7 +7,7 @@ import type { Command } from "../command.ts";
 /**
  * Operator command: writes an organisation's daily brief for a UTC day (default: today's UTC
  * date), as the 06:00 UTC run does. An existing row for that day is kept and shown unless
- * `--replace` is given. The LLM tier applies as in the scheduler (premium plans, endpoint set).
+ * `--replace` is given; a day after today is refused. The LLM tier applies as in the scheduler (premium plans, endpoint set).
  */
 export const briefCommand: Command = {
   name: "brief",
@@ -21,6 +21,9 @@ export const briefCommand: Command = {
     const now = ctx.clock.now();
     const date = args.string("date") ?? now.toISOString().slice(0, 10);
     if (!isCalendarDate(date)) throw new UsageError(`--date must be YYYY-MM-DD, got "${date}"`);
+    // The API serves the latest row as the current brief: a future day's would replace today's.
+    const today = now.toISOString().slice(0, 10);
+    if (date > today) throw new UsageError(`--date ${date} is after today (${today}, UTC)`);
     const database = await ctx.openDatabase();
     try {
       const warnings: string[] = [];

@@ -2,8 +2,9 @@ import { and, eq } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client.ts";
 import { organisations, partnerLinks, partners, users } from "../../db/schema/index.ts";
 import { newId } from "../../domain/ids.ts";
+import { quoted } from "../../domain/quoted.ts";
 import { InvalidParameterError, NotFoundError } from "../errors.ts";
-import { findUserByEmail } from "../users/create-user.ts";
+import { EMAIL, findUserByEmail } from "../users/create-user.ts";
 
 /** Creates an advisory partner and its partner user (the creator of its keys). */
 export async function createPartner(
@@ -13,6 +14,12 @@ export async function createPartner(
 ): Promise<{ id: string; ownerUserId: string }> {
   const name = input.name.trim();
   if (!name) throw new InvalidParameterError("name", "name: must not be empty");
+  if (input.ownerEmail !== undefined && !EMAIL.test(input.ownerEmail.trim())) {
+    throw new InvalidParameterError(
+      "ownerEmail",
+      `owner email: ${quoted(input.ownerEmail)} is not an email address`,
+    );
+  }
   return db.transaction(async (tx) => {
     const id = newId("prt");
     const existing = input.ownerEmail ? await findUserByEmail(tx, input.ownerEmail) : undefined;

@@ -13,7 +13,8 @@ export async function findUserByEmail(db: DbOrTx, email: string) {
   return rows[0];
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** What the service accepts as an email address (users, organisation and partner owners). */
+export const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /**
  * Creates a user, or finds the existing one with that email (case-insensitive), and with `orgId`
