@@ -40,7 +40,7 @@ export class EmbeddedSessionQueue {
   private queue: Item[] = [];
   /** The socket client holding the session, and how to give it back. */
   private holder: { handlerId: number; release: () => void } | null = null;
-  private acquiring = false;
+  /** One pump at a time (it also waits for the session there). */
   private running = false;
 
   constructor(private readonly db: PGlite) {}
@@ -83,7 +83,7 @@ export class EmbeddedSessionQueue {
 
   /** Runs the queue: the holder's next message, or takes the session for the oldest waiting. */
   private async pump(): Promise<void> {
-    if (this.running || this.acquiring) return;
+    if (this.running) return;
     this.running = true;
     try {
       for (;;) {
@@ -124,14 +124,12 @@ export class EmbeddedSessionQueue {
 
   /** Holds PGlite's transaction lock, then its query lock (the order its own transactions use). */
   private takeSession(handlerId: number): Promise<void> {
-    this.acquiring = true;
     return new Promise<void>((acquired) => {
       void this.db._runExclusiveTransaction(() =>
         this.db.runExclusive(
           () =>
             new Promise<void>((release) => {
               this.holder = { handlerId, release };
-              this.acquiring = false;
               acquired();
             }),
         ),
@@ -149,12 +147,14 @@ export class EmbeddedSessionQueue {
 
 /**
  * Whether the backend answers ReadyForQuery after `message`: a Sync, a simple Query, a
- * Terminate, or the startup packet (no type byte: length, then protocol version 3.0).
+ * Terminate, or the startup packet (no type byte: a length below 16 MB, so a first byte of 0
+ * where every other message has an ASCII letter, then protocol version 3.0).
  */
 function endsBatch(message: Uint8Array): boolean {
   const type = message[0];
   if (type === SYNC || type === QUERY || type === TERMINATE) return true;
-  return message.length >= 8 && Buffer.from(message).readInt32BE(4) === PROTOCOL_3;
+  if (type !== 0 || message.length < 8) return false;
+  return new DataView(message.buffer, message.byteOffset, 8).getInt32(4) === PROTOCOL_3;
 }
 
 /** A simple-protocol Query message. */
