@@ -7,6 +7,7 @@ import { type Database, openDatabase } from "./db/client.ts";
 import { organisations } from "./db/schema/index.ts";
 import { type Clock, offsetClock, systemClock } from "./domain/clock.ts";
 import { DEFAULT_LIMITS } from "./domain/metering/plans.ts";
+import { answerClientErrorsWithJson } from "./http/client-error.ts";
 import { createMetering } from "./http/middleware/metering.ts";
 import { startScheduler } from "./jobs/scheduler.ts";
 import { createLogger, type Logger } from "./logger.ts";
@@ -91,6 +92,7 @@ export async function startServer(
   await keyCache.start();
   const app = createApp({ config, database, clock, logger, metering, auditWriter, keyCache });
   const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST });
+  answerClientErrorsWithJson(server);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);

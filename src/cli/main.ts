@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import { ConfigError, loadConfig } from "../config.ts";
 import { DatabaseUnavailableError, openDatabase } from "../db/client.ts";
 import { offsetClock, systemClock } from "../domain/clock.ts";
@@ -6,8 +7,17 @@ import { ParsedArgs, UsageError } from "./args.ts";
 import type { CliContext } from "./command.ts";
 import { COMMANDS } from "./commands/index.ts";
 
+/** The package's version (package.json is two folders up from src/cli and from dist/cli). */
+const VERSION = (createRequire(import.meta.url)("../../package.json") as { version: string })
+  .version;
+
 function helpText(): string {
-  const lines = ["Usage: cashrunway <command> [options] [--json]", "", "Commands:"];
+  const lines = [
+    "Usage: cashrunway <command> [options] [--json]",
+    "       cashrunway --version",
+    "",
+    "Commands:",
+  ];
   for (const c of COMMANDS) for (const u of c.usage) lines.push(`  ${u}`);
   lines.push(
     "",
@@ -33,6 +43,10 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   if (name === undefined || name === "help" || name === "--help" || name === "-h") {
     process.stdout.write(`${helpText()}\n`);
     return name === undefined ? 2 : 0;
+  }
+  if (name === "--version" || name === "-V" || name === "version") {
+    process.stdout.write(`cashrunway ${VERSION}\n`);
+    return 0;
   }
   const command = COMMANDS.find((c) => c.name === name);
   try {

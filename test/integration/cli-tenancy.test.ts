@@ -238,6 +238,10 @@ describe("the cashrunway executable", () => {
       const badConfig = run(["org", "create", "--name", "X"], { ...env, PORT: "eighty" });
       expect(badConfig.status).toBe(1);
       expect(badConfig.stderr).toMatch(/PORT="eighty"/);
+
+      const version = run(["--version"], env);
+      expect(version.status).toBe(0);
+      expect(version.stdout).toMatch(/^cashrunway \d+\.\d+\.\d+\n$/);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
