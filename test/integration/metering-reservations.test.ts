@@ -14,6 +14,7 @@ import {
   type CreditAdmitResult,
   pgCreditStore,
   reserveCredits,
+  settleReservation,
 } from "../../src/services/metering/credit-store.ts";
 import {
   type ReservationPolicy,
@@ -295,4 +296,80 @@ describe(`credit reservations (${testDriver})`, () => {
     expect(after.reservations).toBe(0);
     expect(after.window).toMatchObject({ used: 10, reservedPlan: 0 });
   });
+
+  // Two sessions at once: PGlite has one.
+  it.runIf(testDriver === "postgres")(
+    "writes a settlement's uses without holding the window row's lock",
+    async () => {
+      const { db } = await testApp();
+      const world = await pocket(db, { allowance: 40, pack: 10, autoTopUp: false });
+      const store = pgCreditStore(db);
+      expect((await store.admit(world.input(0))).decision).toBe("plan"); // creates the window
+      const first = world.input(1);
+      const held = await reserveCredits(db, {
+        ...first,
+        want: 8,
+        floor: 4,
+        expiresAfterMs: 60_000,
+      });
+      const account = held.context.account?.id;
+      if (!held.id || !account) throw new Error("no reservation granted");
+
+      // Another session holds the owner's users row: the settlement's INSERT waits on its
+      // foreign-key check, stopped in the middle of writing its uses.
+      let release = () => {};
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let blocked = () => {};
+      const userLocked = new Promise<void>((resolve) => {
+        blocked = resolve;
+      });
+      const blocker = db.transaction(async (tx) => {
+        await tx.execute(sql`select 1 from users where id = ${world.org.ownerUserId} for update`);
+        blocked();
+        await released;
+      });
+      await userLocked;
+      const use = { keyId: first.keyId, route: first.route, requestId: "held-1", at: first.now };
+      const settling = settleReservation(
+        db,
+        { id: held.id, userId: first.userId, billingAccountId: account, orgId: first.orgId },
+        [{ ...use, source: "plan" }],
+        false,
+      );
+      try {
+        for (let waited = 0; ; waited += 10) {
+          const rows = await db.execute(sql`
+            select count(*)::int as n from pg_stat_activity
+             where wait_event_type = 'Lock' and query like '%metering_settle(%'
+               and query not like '%pg_stat_activity%'`);
+          if (Number((rows as unknown as { rows: { n: number }[] }).rows[0]?.n) > 0) break;
+          if (waited > 10_000) throw new Error("the settlement never waited on the users row");
+          await tick(10);
+        }
+        // Meanwhile every other writer of the pair can take the window row at once.
+        const free = await db
+          .transaction(async (tx) => {
+            await tx.execute(sql`
+              select used from credit_windows
+               where user_id = ${first.userId} and billing_account_id = ${account}
+               for update nowait`);
+            return true;
+          })
+          .catch((err: { code?: string; cause?: { code?: string } }) => {
+            if ((err.cause?.code ?? err.code) === "55P03") return false; // lock_not_available
+            throw err;
+          });
+        expect(free).toBe(true);
+      } finally {
+        release();
+        await blocker;
+      }
+      expect(await settling).toHaveLength(1);
+      const after = await world.recorded();
+      expect(after.uses).toBe(2);
+      expect(after.window).toMatchObject({ used: 2, reservedPlan: 7 });
+    },
+  );
 });
