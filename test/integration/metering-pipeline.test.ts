@@ -136,6 +136,24 @@ describe(`metering in the request pipeline (${testDriver})`, () => {
       });
     });
 
+    it("answers HEAD as GET without a body, and meters and audits it the same", async () => {
+      const t = await meteredApp();
+      const { key } = await orgWithKey(t.db);
+      const head = await t.app.request(BANK, {
+        method: "HEAD",
+        headers: { authorization: `Bearer ${key.key}` },
+      });
+      expect(head.status).toBe(200);
+      expect(await head.text()).toBe("");
+      expect(head.headers.get("ratelimit")).toBe('"burst";r=59;t=60, "credits";r=249;t=18000');
+      const s = await status(t.app, key.key);
+      expect(s.usage?.used).toBe(1);
+      const audited = rowsOf<{ method: string; route: string }>(
+        await t.db.execute(sql`select method, route from audit_events where key_id = ${key.id}`),
+      );
+      expect(audited).toContainEqual({ method: "HEAD", route: BANK });
+    });
+
     it("leaves the trial header out unless trialing, and the alerts out when healthy", async () => {
       const t = await meteredApp();
       const { org, key } = await orgWithKey(t.db, { plan: "Vault" });
