@@ -27,7 +27,13 @@ const API_DESCRIPTION = [
   "**Errors** are `{ error: <code>, message?, … }` with snake_case codes: `unauthorized` (401), " +
     "`org_required`, `invalid_parameter` (400), `forbidden`, `insufficient_scope` (403, with " +
     "`requiredScope`), `no_billable_seat` (403), `not_found` (404), `rate_limited`, " +
-    "`credits_exhausted` (429, with `retryAfterSeconds`), `service_unavailable` (503).",
+    "`credits_exhausted` (429, with `retryAfterSeconds`), `service_unavailable` (503), " +
+    "`invalid_cursor` (400), `no_brief_yet` (404), `internal_error` (500, with `requestId`). " +
+    "A request the HTTP parser refuses before any route (not valid HTTP/1.1, headers over " +
+    "16 KiB, too slow to arrive) gets the same shape with `bad_request` (400), " +
+    "`headers_too_large` (431), `payload_too_large` (413) or `request_timeout` (408), and the " +
+    "connection is closed. " +
+    "`HEAD` on a route answers as `GET` without the body, and is metered and audited the same.",
   "",
   "**Metering.** After authentication, organisation and scope, every request passes the burst " +
     "cap (60 requests per sliding minute per key per endpoint; the flat and nested forms are one " +
