@@ -1,5 +1,4 @@
 import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
 import { count } from "drizzle-orm";
 import { createApp } from "./app.ts";
 import type { Config } from "./config.ts";
@@ -7,8 +6,8 @@ import { type Database, openDatabase } from "./db/client.ts";
 import { organisations } from "./db/schema/index.ts";
 import { type Clock, offsetClock, systemClock } from "./domain/clock.ts";
 import { DEFAULT_LIMITS } from "./domain/metering/plans.ts";
-import { answerClientErrorsWithJson } from "./http/client-error.ts";
 import { createMetering } from "./http/middleware/metering.ts";
+import { createHttpServer } from "./http/server.ts";
 import { startScheduler } from "./jobs/scheduler.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { BatchedAuditWriter } from "./services/audit/audit-writer.ts";
@@ -91,11 +90,11 @@ export async function startServer(
   const keyCache = new VerifiedKeyCache(database.db, { logger });
   await keyCache.start();
   const app = createApp({ config, database, clock, logger, metering, auditWriter, keyCache });
-  const server = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST });
-  answerClientErrorsWithJson(server);
+  const server = createHttpServer(app.fetch, { hostname: config.HOST });
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);
+    server.listen(config.PORT, config.HOST);
   });
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;

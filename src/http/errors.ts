@@ -30,6 +30,9 @@ const DESCRIPTIONS: Record<ErrorCode, string> = {
     "has none), so it has no query credits there; /api/agent/status still answers.",
   not_found: "No such resource in this organisation.",
   no_brief_yet: "No daily brief has been generated yet.",
+  method_not_allowed:
+    "The path exists but not for this method (every agent route is GET or HEAD); `Allow` " +
+    "lists the methods it takes.",
   rate_limited:
     "Burst cap hit: 60 requests per sliding minute per key per endpoint. `Retry-After` and " +
     "`retryAfterSeconds` say when the next request is admitted.",

@@ -12,6 +12,7 @@ export const ERROR_STATUS = {
   no_billable_seat: 403,
   not_found: 404,
   no_brief_yet: 404,
+  method_not_allowed: 405,
   rate_limited: 429,
   credits_exhausted: 429,
   internal_error: 500,

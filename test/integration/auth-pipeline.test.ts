@@ -408,6 +408,52 @@ describe(`agent request pipeline (${testDriver})`, () => {
     });
   });
 
+  describe("methods", () => {
+    it("answers 405 with Allow for a path served only for other methods, after authentication", async () => {
+      const t = await testApp();
+      const org = await createTestOrg(t.db);
+      const k = await createTestKey(t.db, {
+        kind: "ORG",
+        orgId: org.id,
+        label: "l",
+        scopes: ["READ_BANK"],
+      });
+      const auth = { authorization: `Bearer ${k.key}` };
+      for (const method of ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"]) {
+        for (const path of [
+          "/api/agent/bank-accounts",
+          nested(org.id, "/api/agent/bank-accounts"),
+          "/api/agent/contacts/c_1",
+        ]) {
+          const res = await t.app.request(path, { method, headers: auth });
+          expect([method, path, res.status, res.headers.get("allow")]).toEqual([
+            method,
+            path,
+            405,
+            "GET, HEAD",
+          ]);
+          expect(await res.json()).toEqual({
+            error: "method_not_allowed",
+            message: `${method} is not served here; use GET or HEAD.`,
+          });
+          expect(res.headers.get("x-request-id")).toBeTruthy();
+        }
+        // Without a key: 401 as for any agent path; an unknown path stays 404.
+        expect((await t.app.request("/api/agent/bank-accounts", { method })).status).toBe(401);
+        const unknown = await t.app.request("/api/agent/no-such", { method, headers: auth });
+        expect(unknown.status).toBe(404);
+      }
+      // The public document too.
+      const doc = await t.app.request("/api/agent/openapi.json", { method: "POST" });
+      expect([doc.status, doc.headers.get("allow")]).toEqual([405, "GET, HEAD"]);
+      // A 405 uses no credit and is audited as unmatched.
+      const rows = await auditRows(t.db, k.id);
+      expect(new Set(rows.map((r) => [r.route, r.status].join(" ")))).toEqual(
+        new Set(["(unmatched) 405", "(unmatched) 404"]),
+      );
+    });
+  });
+
   describe("audit", () => {
     it("writes one row per authenticated request with the route template, status and sensitive flag", async () => {
       const t = await testApp();

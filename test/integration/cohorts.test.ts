@@ -151,6 +151,16 @@ describe(`cohorts (${testDriver})`, () => {
       w.plain,
     );
     expect(dflt.body.periodLabels).toHaveLength(12);
+    // The document must not declare bounds the server clamps instead of refusing.
+    const doc = await getJson<{
+      paths: Record<string, { get: { parameters: { name: string; schema: object }[] } }>;
+    }>(w.t.app, "/api/agent/openapi.json");
+    const periods = doc.body.paths["/api/agent/cohorts/retention"]?.get.parameters.find(
+      (p) => p.name === "periods",
+    );
+    expect(periods?.schema).toMatchObject({ type: "integer", default: 12 });
+    expect(periods?.schema).not.toHaveProperty("minimum");
+    expect(periods?.schema).not.toHaveProperty("maximum");
     for (const [query, parameter] of [
       ["granularity=week", "granularity"],
       ["granularity=day", "granularity"],

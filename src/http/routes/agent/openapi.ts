@@ -28,8 +28,9 @@ const API_DESCRIPTION = [
     "`org_required`, `invalid_parameter` (400), `forbidden`, `insufficient_scope` (403, with " +
     "`requiredScope`), `no_billable_seat` (403), `not_found` (404), `rate_limited`, " +
     "`credits_exhausted` (429, with `retryAfterSeconds`), `service_unavailable` (503), " +
-    "`invalid_cursor` (400), `no_brief_yet` (404), `internal_error` (500, with `requestId`). " +
-    "A request the HTTP parser refuses before any route (not valid HTTP/1.1, headers over " +
+    "`invalid_cursor` (400), `no_brief_yet` (404), `method_not_allowed` (405, with `Allow`: " +
+    "every route is GET or HEAD), `internal_error` (500, with `requestId`). " +
+    "A request refused before any route (not valid HTTP/1.1, a malformed Host, headers over " +
     "16 KiB, too slow to arrive) gets the same shape with `bad_request` (400), " +
     "`headers_too_large` (431), `payload_too_large` (413) or `request_timeout` (408), and the " +
     "connection is closed. " +

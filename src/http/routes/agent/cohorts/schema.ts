@@ -128,9 +128,9 @@ export const CohortRetentionQuerySchema = z.object({
     .transform((s) => (s === undefined ? undefined : Number(s)))
     .openapi({
       param: { name: "periods", in: "query" },
+      // No minimum/maximum here: values outside 1…MAX_PERIODS are accepted and clamped, and a
+      // client validating against the document must not refuse what the server takes.
       type: "integer",
-      minimum: 1,
-      maximum: MAX_PERIODS,
       default: 12,
       description:
         `Offset columns M0…: 1 to ${MAX_PERIODS}, default 12; whole numbers outside the range are ` +

@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { answerClientErrorsWithJson } from "./client-error.ts";
+import { answerClientErrorsWithJson, createHttpServer } from "./server.ts";
 
 let server: Server | undefined;
 
@@ -80,6 +80,47 @@ describe("requests Node's parser refuses", () => {
   it("leaves well-formed requests alone", async () => {
     const port = await start();
     const response = await raw(port, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    expect(response.startsWith("HTTP/1.1 200 OK")).toBe(true);
+    expect(response.endsWith("ok")).toBe(true);
+  });
+});
+
+describe("requests the adapter cannot turn into a Request, and CONNECT", () => {
+  async function startApp(): Promise<number> {
+    server = createHttpServer(() => new Response("ok"), { hostname: "127.0.0.1" });
+    await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
+    return (server.address() as AddressInfo).port;
+  }
+
+  it.each([
+    ["a Host with a space", "GET /x HTTP/1.1\r\nHost: a b\r\nConnection: close\r\n\r\n"],
+    ["a Host with a bad port", "GET /x HTTP/1.1\r\nHost: x:99999\r\nConnection: close\r\n\r\n"],
+    ["an asterisk target", "OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"],
+    ["no Host at all", "GET /x HTTP/1.1\r\nConnection: close\r\n\r\n"],
+  ])("answers %s with a JSON 400", async (_name, request) => {
+    const port = await startApp();
+    const response = await raw(port, request);
+    const [head = "", body = ""] = response.split("\r\n\r\n");
+    expect(head.split("\r\n")[0]).toBe("HTTP/1.1 400 Bad Request");
+    expect(head.toLowerCase()).toContain("content-type: application/json");
+    // Chunked or not, the one chunk holds the JSON.
+    const json = body.includes("{") ? body.slice(body.indexOf("{"), body.lastIndexOf("}") + 1) : "";
+    expect(JSON.parse(json)).toMatchObject({ error: "bad_request" });
+  });
+
+  it("answers CONNECT with a JSON 405 instead of dropping the connection", async () => {
+    const port = await startApp();
+    const r = parse(
+      await raw(port, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n"),
+    );
+    expect(r.status).toBe(405);
+    expect(r.headers.allow).toBe("GET, HEAD");
+    expect(r.body.error).toBe("method_not_allowed");
+  });
+
+  it("serves a well-formed request", async () => {
+    const port = await startApp();
+    const response = await raw(port, "GET /x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     expect(response.startsWith("HTTP/1.1 200 OK")).toBe(true);
     expect(response.endsWith("ok")).toBe(true);
   });
