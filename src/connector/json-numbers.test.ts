@@ -40,6 +40,13 @@ describe("parseJsonKeepingNumbers", () => {
     expect(() => parseJsonKeepingNumbers('{"a": "open')).toThrow(SyntaxError);
   });
 
+  it.each(["12.", "0012", "-", "1e", "1.e5", "--1", "1-2", ".5"])(
+    "refuses the literal %s, which JSON does not allow",
+    (literal) => {
+      expect(() => parseJsonKeepingNumbers(`{"a": ${literal}}`)).toThrow(SyntaxError);
+    },
+  );
+
   it("returns the text unchanged when it holds no numbers", () => {
     const text = '{"a":["x",true]}';
     expect(quoteNumbers(text)).toBe(text);
@@ -66,6 +73,28 @@ describe("parseDecimal", () => {
   });
 
   it.each(["abc", "", "1,000", "12.3.4", "0x10", "Infinity"])("refuses %j", (input) => {
+    expect(parseDecimal(input)).toBeUndefined();
+  });
+
+  it.each([
+    ["90071992547409.91", "90071992547409.91"],
+    ["-90071992547409.91", "-90071992547409.91"],
+    ["1e-20", "0.00000000000000000001"],
+    ["9.007199254740991e13", "90071992547409.91"],
+  ])("reads %j, at the edge of the ledger's range", (input, expected) => {
+    expect(parseDecimal(input)).toBe(expected);
+  });
+
+  it.each([
+    "90071992547409.92",
+    "-90071992547409.92",
+    "12345678901234567.89",
+    "1e1000000000",
+    "-1e1000000000",
+    "1e-21",
+    "0.000000000000000000001",
+    "1e-200000",
+  ])("refuses %j, outside it (without writing it out in full)", (input) => {
     expect(parseDecimal(input)).toBeUndefined();
   });
 

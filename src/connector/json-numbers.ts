@@ -1,4 +1,4 @@
-import { canonical } from "../domain/money.ts";
+import { canonical, money } from "../domain/money.ts";
 
 /**
  * Parses JSON text keeping every number exactly as written: each number literal becomes a string
@@ -9,8 +9,8 @@ import { canonical } from "../domain/money.ts";
  * with this scanner and handing the text to the native `JSON.parse` takes ~1.8 s. The scanner only
  * has to tell strings from the rest: it jumps over strings with `indexOf('"')` (checking for
  * escaped quotes) and wraps each run of number characters found outside strings in quotes.
- * Structure errors are left to `JSON.parse`; a number the JSON grammar would reject (`01`, `1.`)
- * becomes a string that the money parser then refuses with a precise message.
+ * Structure errors are left to `JSON.parse`: a run of number characters that is not a JSON number
+ * (`0012`, `12.`, `1e`, `--1`) is left unquoted, so `JSON.parse` refuses it at its position.
  *
  * @throws SyntaxError for invalid JSON (with the position in the original text).
  */
@@ -24,6 +24,9 @@ export function parseJsonKeepingNumbers(text: string): unknown {
     throw e;
   }
 }
+
+/** The JSON grammar's number. */
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
 /** `text` with every number literal outside strings wrapped in double quotes. */
 export function quoteNumbers(text: string): string {
@@ -51,8 +54,11 @@ export function quoteNumbers(text: string): string {
         if ((d >= 48 && d <= 57) || d === 46 || d === 101 || d === 69 || d === 43 || d === 45) j++;
         else break;
       }
-      parts.push(text.slice(last, i), '"', text.slice(i, j), '"');
-      last = j;
+      const literal = text.slice(i, j);
+      if (JSON_NUMBER.test(literal)) {
+        parts.push(text.slice(last, i), '"', literal, '"');
+        last = j;
+      }
       i = j;
     } else i++;
   }
@@ -64,15 +70,36 @@ export function quoteNumbers(text: string): string {
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 /**
+ * The largest magnitude a ledger decimal may have: (2^53 − 1) cents, the range in which the
+ * forecast engine's integer-cent arithmetic is exact (src/domain/forecasting/cents.ts). Beyond
+ * it an imported amount would stop the forecast; no small business's ledger comes near it.
+ */
+export const LEDGER_DECIMAL_LIMIT = "90071992547409.91";
+/** The most decimal places a ledger decimal may have (the ledger itself uses at most 4). */
+export const LEDGER_DECIMAL_PLACES = 20;
+/** How `parseDecimal`'s bounds read in an error message. */
+export const LEDGER_DECIMAL_TEXT = `a number within ±${LEDGER_DECIMAL_LIMIT} with at most ${LEDGER_DECIMAL_PLACES} decimals`;
+
+/**
  * The canonical decimal string of a ledger money value given as a JSON number (already a string
  * after `parseJsonKeepingNumbers`), a numeric string (`"50.00"`, as some Xero payloads send), or
- * a JS number from another source. Returns undefined when the value is not a decimal.
+ * a JS number from another source. Returns undefined when the value is not a decimal, or is
+ * outside `LEDGER_DECIMAL_LIMIT` or `LEDGER_DECIMAL_PLACES` (checked before the value is written
+ * out in full: `1e1000000000` would be a billion digits).
  */
 export function parseDecimal(value: unknown): string | undefined {
-  if (typeof value === "number")
-    return Number.isFinite(value) ? canonical(String(value)) : undefined;
-  if (typeof value !== "string") return undefined;
-  const s = value.trim();
-  if (!DECIMAL.test(s)) return undefined;
-  return canonical(s.startsWith("+") ? s.slice(1) : s);
+  let s: string;
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) return undefined;
+    s = String(value);
+  } else if (typeof value === "string") {
+    s = value.trim();
+    if (!DECIMAL.test(s)) return undefined;
+    if (s.startsWith("+")) s = s.slice(1);
+  } else return undefined;
+  const d = money(s);
+  if (d.abs().gt(LEDGER_DECIMAL_LIMIT) || d.decimalPlaces() > LEDGER_DECIMAL_PLACES) {
+    return undefined;
+  }
+  return canonical(d);
 }

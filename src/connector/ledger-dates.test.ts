@@ -19,6 +19,26 @@ describe("parseLedgerDate (calendar dates)", () => {
     expect(parseLedgerDate(input)).toBe(expected);
   });
 
+  it.each([
+    ["0001-01-01", "0001-01-01"],
+    ["9999-12-31", "9999-12-31"],
+    ["/Date(-62135596800000)/", "0001-01-01"],
+    ["/Date(253402214400000+0000)/", "9999-12-31"],
+  ])("reads the first and last years a date column holds: %s", (input, expected) => {
+    expect(parseLedgerDate(input)).toBe(expected);
+  });
+
+  it.each([
+    "0000-01-01",
+    "/Date(-62198755200000)/", // 0000-01-01
+    "/Date(253402300800000+0000)/", // 10000-01-01
+    "/Date(8640000000000000)/", // 275760-09-13
+    "/Date(99999999999999999999)/",
+  ])("refuses %s, outside the years 0001–9999", (input) => {
+    expect(parseLedgerDate(input)).toBeUndefined();
+    expect(parseLedgerInstant(input)).toBeUndefined();
+  });
+
   it("never shifts a date by the process timezone", () => {
     // Midnight UTC is the previous evening in America/*; the date must not move.
     expect(parseLedgerDate("/Date(1704067200000+0000)/")).toBe("2024-01-01");

@@ -8,8 +8,13 @@ const MS_DATE = /^\/Date\((-?\d+)([+-]\d{4})?\)\/$/;
 const ISO_DATE =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
+/** The years a ledger date may have: what PostgreSQL's `date` and ISO 8601's four digits hold. */
+// Not Date.UTC(1, 0, 1): Date.UTC reads years 0–99 as 1900–1999.
+const FIRST_MS = Date.parse("0001-01-01T00:00:00Z");
+const AFTER_LAST_MS = Date.UTC(10000, 0, 1);
+
 function validDay(y: number, m: number, d: number): boolean {
-  if (m < 1 || m > 12 || d < 1) return false;
+  if (y < 1 || m < 1 || m > 12 || d < 1) return false;
   const last = new Date(Date.UTC(y, m, 0)).getUTCDate();
   return d <= last;
 }
@@ -24,9 +29,8 @@ function validDay(y: number, m: number, d: number): boolean {
 export function parseLedgerDate(value: string): string | undefined {
   const ms = MS_DATE.exec(value);
   if (ms) {
-    const d = new Date(Number(ms[1]));
-    if (Number.isNaN(d.getTime())) return undefined;
-    return d.toISOString().slice(0, 10);
+    const d = msDate(ms[1]);
+    return d ? d.toISOString().slice(0, 10) : undefined;
   }
   const iso = ISO_DATE.exec(value);
   if (iso && validDay(Number(iso[1]), Number(iso[2]), Number(iso[3]))) {
@@ -43,10 +47,7 @@ export function parseLedgerDate(value: string): string | undefined {
  */
 export function parseLedgerInstant(value: string): Date | undefined {
   const ms = MS_DATE.exec(value);
-  if (ms) {
-    const d = new Date(Number(ms[1]));
-    return Number.isNaN(d.getTime()) ? undefined : d;
-  }
+  if (ms) return msDate(ms[1]);
   const iso = ISO_DATE.exec(value);
   if (!iso || !validDay(Number(iso[1]), Number(iso[2]), Number(iso[3]))) return undefined;
   const [, y, mo, d, h = "00", mi = "00", s = "00", frac = "", zone] = iso;
@@ -57,5 +58,15 @@ export function parseLedgerInstant(value: string): Date | undefined {
   }
   const fraction = frac ? frac.slice(0, 4).padEnd(4, "0") : ".000";
   const date = new Date(`${y}-${mo}-${d}T${h}:${mi}:${s}${fraction}${offset}`);
-  return Number.isNaN(date.getTime()) ? undefined : date;
+  return inRange(date.getTime()) ? date : undefined;
+}
+
+/** The instant of an MS date's milliseconds, if it falls in the years 0001–9999. */
+function msDate(digits: string | undefined): Date | undefined {
+  const ms = Number(digits);
+  return inRange(ms) ? new Date(ms) : undefined;
+}
+
+function inRange(ms: number): boolean {
+  return Number.isFinite(ms) && ms >= FIRST_MS && ms < AFTER_LAST_MS;
 }

@@ -382,7 +382,7 @@ describe(`GET /api/agent/account-balances (${testDriver})`, () => {
     }).catch((e) => e);
     expect(err).toBeInstanceOf(LedgerImportError);
     expect(err.message).toBe(
-      `BalanceSheet report: Reports[1] row "Business Cheque" (account ${ID.bank}): 2026-02-15: expected a number, got "n/a"`,
+      `BalanceSheet report: Reports[1] row "Business Cheque" (account ${ID.bank}): 2026-02-15: expected a number within ±90071992547409.91 with at most 20 decimals, got "n/a"`,
     );
     const noDate = balanceSheets();
     (noDate.Reports[1] as { Rows: { Cells?: unknown[] }[] }).Rows[0] = {

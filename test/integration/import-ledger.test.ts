@@ -24,7 +24,11 @@ import {
   syncRuns,
 } from "../../src/db/schema/index.ts";
 import { NotFoundError } from "../../src/services/errors.ts";
-import { importLedgerFolder, LedgerImportError } from "../../src/services/sync/import-ledger.ts";
+import {
+  failureText,
+  importLedgerFolder,
+  LedgerImportError,
+} from "../../src/services/sync/import-ledger.ts";
 import { createTestOrg } from "../helpers/factories.ts";
 import { getTestDatabase, testDriver } from "../helpers/test-db.ts";
 
@@ -49,6 +53,11 @@ const temps: string[] = [];
 afterEach(() => {
   for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
+
+type Json = Record<string, unknown[]>;
+const set = (record: unknown, field: string, value: unknown) => {
+  (record as Record<string, unknown>)[field] = value;
+};
 
 /** A copy of the fixture; `edits` maps a file to a change of its parsed JSON. */
 function fixtureCopy(
@@ -724,7 +733,7 @@ describe(`ledger import (${testDriver})`, () => {
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(LedgerImportError);
-    const message = `Invoices.json: Invoices[4] (InvoiceID ${I(5)}): Total: expected a number, got "abc"`;
+    const message = `Invoices.json: Invoices[4] (InvoiceID ${I(5)}): Total: expected a number within ±90071992547409.91 with at most 20 decimals, got "abc"`;
     expect((error as LedgerImportError).message).toBe(message);
 
     expect(await snapshot(db, orgId)).toEqual({
@@ -756,6 +765,130 @@ describe(`ledger import (${testDriver})`, () => {
       outcome: "failed",
       error: message,
     });
+  });
+
+  it.each([
+    [
+      "an amount beyond the forecast's exact range (it would be a billion digits written out)",
+      { "Invoices.json": (j: Json) => set(j.Invoices?.[2], "Total", "1e1000000000") },
+      {},
+      /^Invoices\.json: Invoices\[2\] \(InvoiceID [^)]+\): Total: expected a number within ±90071992547409\.91 with at most 20 decimals, got "1e1000000000"$/,
+    ],
+    [
+      "a bank balance beyond it",
+      {
+        "Reports/BankSummary.json": (j: Json) => {
+          const text = JSON.stringify(j).replace(/"Value":"(-?[\d.,]+)"/g, '"Value":"1e30"');
+          Object.assign(j, JSON.parse(text));
+        },
+      },
+      {},
+      /^BankSummary report: .*expected a number within ±90071992547409\.91/,
+    ],
+    [
+      "a date in the year 10000",
+      {
+        "Invoices.json": (j: Json) => set(j.Invoices?.[2], "Date", "/Date(253402300800000+0000)/"),
+      },
+      {},
+      /^Invoices\.json: Invoices\[2\] \(InvoiceID [^)]+\): Date: expected a date/,
+    ],
+    [
+      "a date in the year 0",
+      { "Invoices.json": (j: Json) => set(j.Invoices?.[2], "Date", "0000-01-01") },
+      {},
+      /^Invoices\.json: Invoices\[2\] \(InvoiceID [^)]+\): Date: expected a date/,
+    ],
+    [
+      "a NUL in a name",
+      { "Contacts.json": (j: Json) => set(j.Contacts?.[1], "Name", "Bad\u0000Name") },
+      {},
+      /^Contacts\.json: Contacts\[1\] \(ContactID [^)]+\): Name: expected a string without NUL characters, got "Bad\\u0000Name"$/,
+    ],
+    [
+      "report rows nested 20,000 deep",
+      {},
+      {
+        // Written as text: JSON.stringify itself runs out of stack at this depth.
+        "Reports/BankSummary.json": (bytes: Buffer) =>
+          Buffer.from(
+            bytes
+              .toString("utf8")
+              .replace(
+                /"Rows":\s*\[/,
+                `"Rows": [${'{"RowType":"Section","Rows":['.repeat(20_000)}${"]}".repeat(20_000)},`,
+              ),
+          ),
+      },
+      /^Reports\/BankSummary\.json: Reports\[0\]( \([^)]*\))?: Rows: rows nest more than 32 levels deep$/,
+    ],
+    [
+      "a file in UTF-16",
+      {},
+      {
+        "Accounts.json": (bytes: Buffer) =>
+          Buffer.concat([
+            Buffer.from([0xff, 0xfe]),
+            Buffer.from(bytes.toString("utf8"), "utf16le"),
+          ]),
+      },
+      /^Accounts\.json: is UTF-16; the export must be UTF-8$/,
+    ],
+    [
+      "a file in Latin-1",
+      {},
+      {
+        "Contacts.json": (bytes: Buffer) =>
+          Buffer.from(bytes.toString("utf8").replace(/"Name":\s*"/, '"Name": "Café '), "latin1"),
+      },
+      /^Contacts\.json: is not valid UTF-8 \(the fault is in bytes 0–\d+\); the export must be UTF-8$/,
+    ],
+    [
+      "a number literal JSON does not allow",
+      {},
+      {
+        "Invoices.json": (bytes: Buffer) =>
+          Buffer.from(bytes.toString("utf8").replace(/"Total":\s*([\d.]+)/, '"Total": 0012')),
+      },
+      /^Invoices\.json: invalid JSON: /,
+    ],
+  ] as const)(
+    "refuses %s with one clear line, and records the failed run",
+    async (_name, edits, raw, expected) => {
+      const { db, orgId } = await newOrg();
+      const folder = fixtureCopy(edits as Record<string, (json: Json) => void>);
+      for (const [file, edit] of Object.entries(raw as Record<string, (b: Buffer) => Buffer>)) {
+        writeFileSync(join(folder, file), edit(readFileSync(join(folder, file))));
+      }
+      const error = await importLedgerFolder(db, { orgId, folder, now: NOW }).catch(
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(LedgerImportError);
+      const message = (error as LedgerImportError).message;
+      expect(message).toMatch(expected);
+      expect(message.length).toBeLessThanOrEqual(1000);
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: checking there are none
+      expect(message).not.toMatch(/[\u0000-\u001f]/);
+      const runs = await db.select().from(syncRuns).where(eq(syncRuns.orgId, orgId));
+      expect(runs.map((r) => [r.outcome, r.error])).toEqual([["failed", message]]);
+      expect(await snapshot(db, orgId)).toMatchObject({ cashItems: [], contacts: [] });
+    },
+  );
+
+  it("records a failure's text without control characters, cut, and without the SQL of a failed write", () => {
+    const dbError = Object.assign(
+      new Error("Failed query: insert into contacts … params: Jane,jane@x"),
+      {
+        cause: new Error('invalid byte sequence for encoding "UTF8": 0x00'),
+      },
+    );
+    expect(failureText(dbError)).toBe(
+      'the database refused a write: invalid byte sequence for encoding "UTF8": 0x00',
+    );
+    expect(failureText(new Error("bad\u0000byte"))).toBe("bad\\u0000byte");
+    const long = failureText(new Error("x".repeat(5000)));
+    expect(long).toHaveLength(1000);
+    expect(long.endsWith("…")).toBe(true);
   });
 
   it("keeps service-owned flags (isSensitive) across re-imports that change the rows, and recomputes suppressedReason", async () => {

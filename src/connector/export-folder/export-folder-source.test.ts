@@ -123,7 +123,7 @@ describe("export folder source", () => {
     });
     const e = await failure(() => all(createExportFolderSource(dir).invoices()));
     expect(e.message).toBe(
-      'Invoices.json: Invoices[2] (InvoiceID 10000000-0000-4000-8000-000000000003): Total: expected a number, got "abc"',
+      'Invoices.json: Invoices[2] (InvoiceID 10000000-0000-4000-8000-000000000003): Total: expected a number within ±90071992547409.91 with at most 20 decimals, got "abc"',
     );
     expect(e.location).toEqual({
       file: "Invoices.json",
@@ -140,7 +140,7 @@ describe("export folder source", () => {
     });
     const e = await failure(() => all(createExportFolderSource(dir).invoices()));
     expect(e.message).toBe(
-      "Invoices.json: Invoices[0] (InvoiceID 10000000-0000-4000-8000-000000000001): LineItems[2].UnitAmount: expected a number, got true",
+      "Invoices.json: Invoices[0] (InvoiceID 10000000-0000-4000-8000-000000000001): LineItems[2].UnitAmount: expected a number within ±90071992547409.91 with at most 20 decimals, got true",
     );
   });
 

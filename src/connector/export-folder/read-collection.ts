@@ -24,9 +24,9 @@ export async function readEnvelope(
   folder: string,
   spec: CollectionFile,
 ): Promise<unknown[] | null> {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(join(folder, spec.file), "utf8");
+    bytes = await readFile(join(folder, spec.file));
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") {
       if (!spec.required) return null;
@@ -34,13 +34,15 @@ export async function readEnvelope(
     }
     throw new LedgerFormatError({ file: spec.file }, `cannot be read: ${(e as Error).message}`);
   }
-  // A UTF-8 byte-order mark is not JSON; some exporters write one.
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const text = decodeUtf8(spec.file, bytes);
   let body: unknown;
   try {
     body = parseJsonKeepingNumbers(text);
   } catch (e) {
-    throw new LedgerFormatError({ file: spec.file }, `invalid JSON: ${(e as Error).message}`);
+    throw new LedgerFormatError(
+      { file: spec.file },
+      `invalid JSON: ${printable((e as Error).message)}`,
+    );
   }
   const records =
     typeof body === "object" && body !== null && !Array.isArray(body)
@@ -53,6 +55,51 @@ export async function readEnvelope(
     );
   }
   return records;
+}
+
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * The file's text. JSON exchanged between systems is UTF-8 (RFC 8259): a UTF-16 file or bytes
+ * that are not UTF-8 (a Latin-1 "Café") are refused rather than read as replacement characters.
+ * A UTF-8 byte-order mark, which some exporters write, is dropped.
+ */
+function decodeUtf8(file: string, bytes: Buffer): string {
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
+    throw new LedgerFormatError({ file }, "is UTF-16; the export must be UTF-8");
+  }
+  let text: string;
+  try {
+    text = UTF8.decode(bytes);
+  } catch {
+    // Where: decoded again in 4 KiB steps, so the message can say which ones hold the fault.
+    const stepper = new TextDecoder("utf-8", { fatal: true });
+    let at = 0;
+    try {
+      for (; at < bytes.length; at += 4096) {
+        stepper.decode(bytes.subarray(at, at + 4096), { stream: true });
+      }
+    } catch {}
+    const where =
+      at < bytes.length
+        ? `bytes ${at}–${Math.min(at + 4096, bytes.length) - 1}`
+        : "its last character, which is cut short";
+    throw new LedgerFormatError(
+      { file },
+      `is not valid UTF-8 (the fault is in ${where}); the export must be UTF-8`,
+    );
+  }
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/** A parser message with control characters escaped (a UTF-16 file's NUL bytes, say). */
+function printable(message: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: escaping them is the point
+  const escaped = message.replace(
+    /[\u0000-\u001f\u007f]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+  return escaped.length > 300 ? `${escaped.slice(0, 299)}…` : escaped;
 }
 
 /** `["LineItems", 0, "UnitAmount"]` → `LineItems[0].UnitAmount`. */
@@ -112,7 +159,10 @@ export function* validateRecords<S extends z.ZodType>(
     const location = {
       file: spec.file,
       record: `${spec.key}[${i}]`,
-      recordId: typeof rawId === "string" && rawId !== "" ? `${spec.idField} ${rawId}` : undefined,
+      recordId:
+        typeof rawId === "string" && rawId !== ""
+          ? `${spec.idField} ${rawId.length > 60 ? `${rawId.slice(0, 57)}…` : rawId}`
+          : undefined,
     };
     if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
       throw new LedgerFormatError(location, `expected an object, got ${showValue(raw)}`);

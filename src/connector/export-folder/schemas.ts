@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { showValue } from "../errors.ts";
-import { parseDecimal } from "../json-numbers.ts";
+import { LEDGER_DECIMAL_TEXT, parseDecimal } from "../json-numbers.ts";
 import { parseLedgerDate, parseLedgerInstant } from "../ledger-dates.ts";
 import {
   XERO_DOCUMENT_STATUSES,
@@ -63,8 +63,9 @@ function optional<T>(expected: string, parse: (v: unknown) => T | undefined) {
     .optional(); // zod 4 reports a missing key as an error unless the schema is optional
 }
 
-const asString = (v: unknown) => (typeof v === "string" ? v : undefined);
-const asId = (v: unknown) => (typeof v === "string" && v.trim() !== "" ? v : undefined);
+// PostgreSQL text cannot hold NUL, and no ledger writes one: refused here, with the field named.
+const asString = (v: unknown) => (typeof v === "string" && !v.includes("\u0000") ? v : undefined);
+const asId = (v: unknown) => (asString(v)?.trim() ? (v as string) : undefined);
 const asDate = (v: unknown) => (typeof v === "string" ? parseLedgerDate(v) : undefined);
 const asInstant = (v: unknown) =>
   typeof v === "string" ? parseLedgerInstant(v)?.toISOString() : undefined;
@@ -94,12 +95,12 @@ const oneOfText = (values: readonly string[]) => `one of ${values.join(", ")}`;
 const DATE_TEXT = 'a date such as "/Date(1539993600000+0000)/" or "2024-01-31"';
 const INSTANT_TEXT = 'a timestamp such as "/Date(1541176290160+0000)/" or "2024-01-31T05:00:00Z"';
 
-const id = required("a non-empty id string", asId);
-const optId = optional("an id string", asString);
-const text = required("a string", asString);
-const optText = optional("a string", asString);
-const money = required("a number", parseDecimal);
-const optMoney = optional("a number", parseDecimal);
+const id = required("a non-empty id string without NUL characters", asId);
+const optId = optional("an id string without NUL characters", asString);
+const text = required("a string without NUL characters", asString);
+const optText = optional("a string without NUL characters", asString);
+const money = required(LEDGER_DECIMAL_TEXT, parseDecimal);
+const optMoney = optional(LEDGER_DECIMAL_TEXT, parseDecimal);
 const date = required(DATE_TEXT, asDate);
 const optDate = optional(DATE_TEXT, asDate);
 const optInstant = optional(INSTANT_TEXT, asInstant);
@@ -310,12 +311,43 @@ const ReportRowSchema: z.ZodType<XeroReportRow> = z.lazy(() =>
   }),
 );
 
+/** How deep report rows may nest (the ledger's reports use two or three levels). */
+export const MAX_REPORT_DEPTH = 32;
+
+/** The deepest nesting of `Rows` under `rows`, counted without recursion. */
+function rowDepth(rows: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[rows, 1]];
+  while (stack.length > 0) {
+    const [level, depth] = stack.pop() as [unknown, number];
+    if (!Array.isArray(level)) continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > MAX_REPORT_DEPTH) return deepest;
+    for (const row of level) {
+      if (typeof row === "object" && row !== null) {
+        stack.push([(row as { Rows?: unknown }).Rows, depth + 1]);
+      }
+    }
+  }
+  return deepest;
+}
+
 export const ReportSchema = z.object({
   ReportID: optText,
   ReportName: optText,
   ReportType: optText,
   ReportDate: optText,
-  Rows: z.array(ReportRowSchema),
+  // Checked before the rows are validated: each level costs the validator stack.
+  Rows: z.preprocess((rows, ctx) => {
+    if (rowDepth(rows) > MAX_REPORT_DEPTH) {
+      ctx.addIssue({
+        code: "custom",
+        message: `rows nest more than ${MAX_REPORT_DEPTH} levels deep`,
+      });
+      return z.NEVER;
+    }
+    return rows;
+  }, z.array(ReportRowSchema)),
 });
 
 // Compile-time proof that each schema yields the LedgerSource type it stands for (exported so

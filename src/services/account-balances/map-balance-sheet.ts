@@ -1,5 +1,5 @@
 import { LedgerFormatError, showValue } from "../../connector/errors.ts";
-import { parseDecimal } from "../../connector/json-numbers.ts";
+import { LEDGER_DECIMAL_TEXT, parseDecimal } from "../../connector/json-numbers.ts";
 import type { XeroReport, XeroReportRow } from "../../connector/ledger-source.ts";
 import { isCalendarDate } from "../../domain/forecasting/dates.ts";
 
@@ -78,7 +78,7 @@ export function balanceSheetRows(reports: readonly XeroReport[]): BalanceSheetRo
                 recordId: `account ${accountId}`,
                 field: date ?? "",
               },
-              `expected a number, got ${showValue(raw)}`,
+              `expected ${LEDGER_DECIMAL_TEXT}, got ${showValue(raw)}`,
             );
           }
           const key = `${date}|${accountId}`;

@@ -37,6 +37,29 @@ export class LedgerImportError extends Error {
   }
 }
 
+/** The longest failure text kept in `sync_runs.error` and shown. */
+const MAX_ERROR_LENGTH = 1000;
+
+/**
+ * What a failed import reports and records: the error's message; for a failed statement the
+ * database's own reason, not Drizzle's "Failed query: <SQL> params: <every value>" (which would
+ * copy the ledger's names and e-mail addresses into `sync_runs`); control characters escaped
+ * (a NUL would make the failure record itself unwritable); at most 1,000 characters.
+ */
+export function failureText(e: unknown): string {
+  let text = e instanceof Error ? e.message : String(e);
+  const cause = e instanceof Error ? (e.cause as { message?: unknown } | undefined) : undefined;
+  if (text.startsWith("Failed query:") && typeof cause?.message === "string") {
+    text = `the database refused a write: ${cause.message}`;
+  }
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: escaping them is the point
+  text = text.replace(
+    /[\u0000-\u0008\u000b-\u001f\u007f]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+  return text.length > MAX_ERROR_LENGTH ? `${text.slice(0, MAX_ERROR_LENGTH - 1)}…` : text;
+}
+
 export interface ImportLedgerInput {
   orgId: string;
   source: LedgerSource;
@@ -119,7 +142,7 @@ export async function importLedger(db: Db, input: ImportLedgerInput): Promise<Sy
         .where(and(eq(ledgerConnections.orgId, orgId), eq(ledgerConnections.id, connectionId)));
     });
   } catch (e) {
-    const error = e instanceof Error ? e.message : String(e);
+    const error = failureText(e);
     // Counts are those reached before the failure; their writes were rolled back.
     try {
       await db

@@ -313,7 +313,7 @@ describe("closingBalances and mapBankAccount", () => {
   it("names the row and account of a balance that is not a number", () => {
     expect(() => closingBalances(report("n/a"))).toThrow(LedgerFormatError);
     expect(() => closingBalances(report("n/a"))).toThrow(
-      'BankSummary report: row "Cheque" (accountID acc-1): Closing Balance: expected a number, got "n/a"',
+      'BankSummary report: row "Cheque" (accountID acc-1): Closing Balance: expected a number within ±90071992547409.91 with at most 20 decimals, got "n/a"',
     );
   });
 

@@ -1,5 +1,5 @@
 import { LedgerFormatError, showValue } from "../../connector/errors.ts";
-import { parseDecimal } from "../../connector/json-numbers.ts";
+import { LEDGER_DECIMAL_TEXT, parseDecimal } from "../../connector/json-numbers.ts";
 import type {
   XeroAccount,
   XeroBankTransaction,
@@ -190,7 +190,7 @@ export function closingBalances(report: XeroReport | null): Map<string, string> 
             recordId: `accountID ${accountId}`,
             field: "Closing Balance",
           },
-          `expected a number, got ${showValue(raw)}`,
+          `expected ${LEDGER_DECIMAL_TEXT}, got ${showValue(raw)}`,
         );
       }
       out.set(accountId, value);
