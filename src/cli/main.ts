@@ -6,6 +6,7 @@ import { ServiceError } from "../services/errors.ts";
 import { ParsedArgs, UsageError } from "./args.ts";
 import type { CliContext } from "./command.ts";
 import { COMMANDS } from "./commands/index.ts";
+import { exitWhenFlushed } from "./exit.ts";
 
 /** The package's version (package.json is two folders up from src/cli and from dist/cli). */
 const VERSION = (createRequire(import.meta.url)("../../package.json") as { version: string })
@@ -93,5 +94,6 @@ export async function runCli(argv: readonly string[]): Promise<number> {
 }
 
 const code = await runCli(process.argv.slice(2));
-// `serve` keeps running (its run() resolves once the server is listening); others exit now.
-if (code !== 0 || process.argv[2] !== "serve") process.exit(code);
+// `serve` keeps running (its run() resolves once the server is listening); others exit now,
+// once their output has reached the pipe or file it goes to.
+if (code !== 0 || process.argv[2] !== "serve") await exitWhenFlushed(code);
