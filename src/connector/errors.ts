@@ -43,3 +43,16 @@ export function showValue(value: unknown): string {
   }
   return s.length > 60 ? `${s.slice(0, 57)}…` : s;
 }
+
+/**
+ * `text` with control characters written as `\uXXXX` (a NUL, say, which PostgreSQL's text cannot
+ * hold and a terminal would not show), cut to `max` characters with an ellipsis.
+ */
+export function printable(text: string, max: number): string {
+  let out = "";
+  for (let i = 0; i < text.length && out.length <= max; i++) {
+    const c = text.charCodeAt(i);
+    out += c < 0x20 || c === 0x7f ? `\\u${c.toString(16).padStart(4, "0")}` : text[i];
+  }
+  return out.length > max ? `${out.slice(0, max - 1)}…` : out;
+}

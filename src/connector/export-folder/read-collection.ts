@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { z } from "zod";
-import { LedgerFormatError, showValue } from "../errors.ts";
+import { LedgerFormatError, printable, showValue } from "../errors.ts";
 import { parseJsonKeepingNumbers } from "../json-numbers.ts";
 
 /** How one collection is laid out in the folder. */
@@ -41,7 +41,7 @@ export async function readEnvelope(
   } catch (e) {
     throw new LedgerFormatError(
       { file: spec.file },
-      `invalid JSON: ${printable((e as Error).message)}`,
+      `invalid JSON: ${printable((e as Error).message, 300)}`,
     );
   }
   const records =
@@ -90,16 +90,6 @@ function decodeUtf8(file: string, bytes: Buffer): string {
     );
   }
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-}
-
-/** A parser message with control characters escaped (a UTF-16 file's NUL bytes, say). */
-function printable(message: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: escaping them is the point
-  const escaped = message.replace(
-    /[\u0000-\u001f\u007f]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
-  return escaped.length > 300 ? `${escaped.slice(0, 299)}…` : escaped;
 }
 
 /** `["LineItems", 0, "UnitAmount"]` → `LineItems[0].UnitAmount`. */

@@ -1,4 +1,5 @@
 import { and, eq, sql } from "drizzle-orm";
+import { printable } from "../../connector/errors.ts";
 import { createExportFolderSource } from "../../connector/export-folder/export-folder-source.ts";
 import type { LedgerSource } from "../../connector/ledger-source.ts";
 import type { Db } from "../../db/client.ts";
@@ -52,12 +53,7 @@ export function failureText(e: unknown): string {
   if (text.startsWith("Failed query:") && typeof cause?.message === "string") {
     text = `the database refused a write: ${cause.message}`;
   }
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: escaping them is the point
-  text = text.replace(
-    /[\u0000-\u0008\u000b-\u001f\u007f]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
-  return text.length > MAX_ERROR_LENGTH ? `${text.slice(0, MAX_ERROR_LENGTH - 1)}…` : text;
+  return printable(text, MAX_ERROR_LENGTH);
 }
 
 export interface ImportLedgerInput {
