@@ -41,6 +41,25 @@ describe(`sign-in (${testDriver})`, () => {
     expect(r).toEqual({ ok: true, userId: u.userId });
   });
 
+  it("counts attempts sent at the same moment against each other: 5 of 30 are checked", async () => {
+    const { db } = await getTestDatabase();
+    const u = await userWithPassword(db);
+    // Each from its own address, so only the per-email limit applies.
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        signIn(db, { email: u.email, password: `wrong guess ${i}`, ip: ip(), now: t0 }),
+      ),
+    );
+    const reasons = results.map((r) => (r.ok ? "ok" : r.reason));
+    expect(reasons.filter((r) => r === "invalid_credentials")).toHaveLength(
+      LOCKOUT.maxFailuresPerEmail,
+    );
+    expect(reasons.filter((r) => r === "locked")).toHaveLength(30 - LOCKOUT.maxFailuresPerEmail);
+    // Locked now, even for the right password.
+    const right = await signIn(db, { email: u.email, password: PASSWORD, ip: ip(), now: t0 });
+    expect(right).toMatchObject({ ok: false, reason: "locked" });
+  });
+
   it("gives the same answer for a wrong password, an unknown email and a user without password", async () => {
     const { db } = await getTestDatabase();
     const u = await userWithPassword(db);

@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, inArray, lt, max, or, type SQL } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, lt, max, or, type SQL, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client.ts";
 import { type LoginOutcome, webLoginAttempts } from "../../db/schema/index.ts";
 import { findUserByEmail } from "../users/create-user.ts";
@@ -95,15 +95,19 @@ async function nthRecentFailure(
   return rows.length >= n ? rows[n - 1]?.at : undefined;
 }
 
-/** Appends one attempt row, and prunes this email's and address's rows past retention. */
+/**
+ * Appends one attempt row, and prunes this email's and address's rows past retention. Returns
+ * the row's id.
+ */
 export async function recordLoginAttempt(
   db: DbOrTx,
   input: { email: string; ip: string; outcome: LoginOutcome; now: Date },
-): Promise<void> {
+): Promise<number> {
   const email = normaliseEmail(input.email);
-  await db
+  const [row] = await db
     .insert(webLoginAttempts)
-    .values({ email, ip: input.ip, outcome: input.outcome, at: input.now });
+    .values({ email, ip: input.ip, outcome: input.outcome, at: input.now })
+    .returning({ id: webLoginAttempts.id });
   const cutoff = new Date(input.now.getTime() - RETENTION_MS);
   await db
     .delete(webLoginAttempts)
@@ -113,33 +117,58 @@ export async function recordLoginAttempt(
         or(eq(webLoginAttempts.email, email), eq(webLoginAttempts.ip, input.ip)),
       ),
     );
+  if (!row) throw new Error("login attempt insert returned no row");
+  return row.id;
 }
 
 /**
  * Checks an email and password, with the lockout. An unknown email, a user without a password
  * and a wrong password all answer `invalid_credentials` after the same scrypt work, so neither
  * the answer nor its timing tells them apart.
+ *
+ * The attempt is counted before its password is checked: under locks on its email and its
+ * address (advisory, so they hold across instances), the lockout is read and the attempt is
+ * recorded as a failure in one transaction; a right password then turns that row into a
+ * success. Attempts sent at the same moment therefore count against each other: of 30 parallel
+ * guesses at one email, 5 are checked and 25 are refused. (Counting after the ~100 ms scrypt
+ * check let every attempt in flight pass the lockout: 20 of 30 were checked.)
  */
 export async function signIn(
   db: DbOrTx,
   input: { email: string; password: string; ip: string; now: Date },
 ): Promise<SignInResult> {
   const email = normaliseEmail(input.email);
-  const remaining = await lockoutRemainingSeconds(db, { email, ip: input.ip, now: input.now });
-  if (remaining > 0) {
-    await recordLoginAttempt(db, { email, ip: input.ip, outcome: "locked", now: input.now });
-    return { ok: false, reason: "locked", retryAfterSeconds: remaining };
+  const admitted = await db.transaction(async (tx) => {
+    // Both locks in one order (sorted keys), so two attempts never wait for each other's second.
+    for (const key of [`web-login:email:${email}`, `web-login:ip:${input.ip}`].sort()) {
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
+    }
+    const remaining = await lockoutRemainingSeconds(tx, { email, ip: input.ip, now: input.now });
+    if (remaining > 0) {
+      await recordLoginAttempt(tx, { email, ip: input.ip, outcome: "locked", now: input.now });
+      return { locked: true, retryAfterSeconds: remaining } as const;
+    }
+    return {
+      locked: false,
+      attemptId: await recordLoginAttempt(tx, {
+        email,
+        ip: input.ip,
+        outcome: "failure",
+        now: input.now,
+      }),
+    } as const;
+  });
+  if (admitted.locked) {
+    return { ok: false, reason: "locked", retryAfterSeconds: admitted.retryAfterSeconds };
   }
   const user = email ? await findUserByEmail(db, email) : undefined;
   const stored = user?.passwordHash ?? (await dummyPasswordHash());
   const password = input.password.slice(0, MAX_PASSWORD_LENGTH + 1);
   const matches = (await verifyPassword(password, stored)) && Boolean(user?.passwordHash);
-  await recordLoginAttempt(db, {
-    email,
-    ip: input.ip,
-    outcome: matches ? "success" : "failure",
-    now: input.now,
-  });
   if (!matches || !user) return { ok: false, reason: "invalid_credentials" };
+  await db
+    .update(webLoginAttempts)
+    .set({ outcome: "success" })
+    .where(eq(webLoginAttempts.id, admitted.attemptId));
   return { ok: true, userId: user.id };
 }
