@@ -1,4 +1,5 @@
 import { Writable } from "node:stream";
+import { DrizzleQueryError } from "drizzle-orm/errors";
 import { describe, expect, it, vi } from "vitest";
 import { createLogger, lazyChild } from "./logger.ts";
 
@@ -38,5 +39,29 @@ describe("lazyChild", () => {
     ]);
     expect(lines[0]?.n).toBe(1);
     expect(lines[2]?.secret).toBe("[redacted]");
+  });
+});
+
+describe("error logging", () => {
+  it("logs a failed statement's SQL and the database's reason, never its parameters", async () => {
+    const { logger, lines } = capture();
+    const cause = Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), {
+      code: "22021",
+    });
+    const err = new DrizzleQueryError(
+      "insert into api_keys (label, secret_digest) values ($1, $2)",
+      ["a\u0000b", "digest-of-the-secret", "owner@example.test"],
+      cause,
+    );
+    logger.error({ err }, "unhandled error");
+    await new Promise((r) => setImmediate(r));
+    const text = JSON.stringify(lines);
+    expect(text).not.toContain("digest-of-the-secret");
+    expect(text).not.toContain("owner@example.test");
+    const logged = lines[0]?.err as Record<string, unknown>;
+    expect(logged.message).toBe(
+      "Failed query (parameters withheld): insert into api_keys (label, secret_digest) values ($1, $2)",
+    );
+    expect(text).toContain("invalid byte sequence");
   });
 });

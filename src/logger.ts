@@ -11,6 +11,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     {
       level,
       base: undefined,
+      serializers: { err: serializeError },
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: {
         paths: [
@@ -31,6 +32,24 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     },
     destination,
   );
+}
+
+/**
+ * pino's error serializer, without the values of a failed statement. Drizzle's message for one
+ * is "Failed query: <SQL>\nparams: <every value>", and those values can be a key's digest, an
+ * e-mail address or a contact's name; the database's own reason (the error's cause) is kept.
+ */
+export function serializeError(err: unknown): unknown {
+  const out = pino.stdSerializers.err(err as Error) as Record<string, unknown>;
+  if (typeof out.message === "string" && out.message.startsWith("Failed query:")) {
+    const statement = out.message.slice("Failed query:".length).split("\nparams:")[0]?.trim();
+    out.message = `Failed query (parameters withheld): ${statement}`;
+    delete out.params; // DrizzleQueryError keeps them as a property too
+    if (typeof out.stack === "string") {
+      out.stack = out.stack.replace(/^[\s\S]*?\n(\s+at )/, `${out.message}\n$1`);
+    }
+  }
+  return out;
 }
 
 /** What request handlers log through (`c.get("logger")`). */

@@ -8,7 +8,7 @@ import { type DashboardSources, defaultDashboardSources } from "./data/dashboard
 import type { WebDeps } from "./deps.ts";
 import { ErrorPage } from "./pages/error.tsx";
 import { renderPage } from "./render.ts";
-import { loadWebView, type WebContext, WebError, WebRedirect } from "./request.ts";
+import { loadWebView, refuseNul, type WebContext, WebError, WebRedirect } from "./request.ts";
 import { registerAuthRoutes } from "./routes/auth.tsx";
 import { registerDashboardRoutes } from "./routes/dashboard.tsx";
 import { registerKeyRoutes } from "./routes/keys.tsx";
@@ -96,7 +96,13 @@ export function registerWeb(app: Api, deps: AppDeps, opts: WebOptions = {}): voi
     keyCache: deps.keyCache,
   };
   const web = new Hono<AppEnv>();
-  for (const path of ["/", "/settings", "/settings/*"]) web.use(path, securityHeaders);
+  for (const path of ["/", "/settings", "/settings/*"]) {
+    web.use(path, securityHeaders);
+    web.use(path, async (c, next) => {
+      refuseNul(Object.values(c.req.queries()));
+      await next();
+    });
+  }
   web.use(
     "/settings/*",
     bodyLimit({ maxSize: 64 * 1024, onError: (c) => c.text("Request body too large.", 413) }),

@@ -16,6 +16,12 @@ export const SESSION_COOKIE = "cr_session";
 export const LOGIN_CSRF_COOKIE = "cr_login_csrf";
 /** The hidden field every form carries. */
 export const CSRF_FIELD = "_csrf";
+/**
+ * The hidden field of a form that acts on the current organisation: the organisation it was
+ * shown for. If another tab has switched organisation since, the post is refused (409) instead of
+ * acting on the organisation now selected.
+ */
+export const ORG_FIELD = "_org";
 
 /** A request context of the web routes (the app's own variables: request id, logger). */
 export type WebContext = Context<AppEnv>;
@@ -219,9 +225,23 @@ export interface WebForm {
   getAll(name: string): string[];
 }
 
+/**
+ * Refuses text no field can hold: a NUL character (PostgreSQL's text cannot store one, and no
+ * person types one). Every form value and query value of the web routes passes here.
+ */
+export function refuseNul(values: Iterable<unknown>): void {
+  for (const v of values) {
+    const list = Array.isArray(v) ? v : [v];
+    if (list.some((x) => typeof x === "string" && x.includes("\u0000"))) {
+      throw new WebError(400, "Invalid input", "A field holds a NUL character; remove it.");
+    }
+  }
+}
+
 /** Reads an urlencoded or multipart form; files are ignored. */
 export async function readForm(c: WebContext): Promise<WebForm> {
   const body = await c.req.parseBody({ all: true });
+  refuseNul(Object.values(body));
   const values = (name: string): string[] => {
     const v = body[name];
     const list = Array.isArray(v) ? v : v === undefined ? [] : [v];
@@ -261,6 +281,14 @@ export function verifyCsrf(c: WebContext, view: WebView, form: WebForm): void {
       403,
       "Form refused",
       "This form could not be verified (missing or stale security token). Reload the page and try again.",
+    );
+  }
+  const shownFor = form.get(ORG_FIELD);
+  if (shownFor !== undefined && shownFor !== view.org?.id) {
+    throw new WebError(
+      409,
+      "Organisation changed",
+      "This form was shown for another organisation than the one now selected (it was changed in another tab). Nothing was changed: reload the page and try again.",
     );
   }
 }

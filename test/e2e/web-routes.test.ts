@@ -359,6 +359,59 @@ describe(`settings screen over HTTP (${testDriver})`, () => {
     expect(u.lastHtml.includes(bKey.prefix)).toBe(other === b.org.id);
   });
 
+  it("refuses a form shown for another organisation than the one now selected", async () => {
+    const { t, a, b, signedIn } = await scene();
+    const both = await fixtureUser(t.db, now, { orgId: a.org.id, role: "admin", label: "both" });
+    await t.db
+      .insert(memberships)
+      .values({ orgId: b.org.id, userId: both.userId, role: "admin", createdAt: now });
+    const u = await signedIn(both.email);
+    await u.get("/settings/keys");
+    const shown = /name="_org" value="([^"]+)"/.exec(u.lastHtml)?.[1];
+    expect([a.org.id, b.org.id]).toContain(shown);
+    const token = u.csrf();
+    // Another tab switches organisation.
+    const other = shown === a.org.id ? b.org.id : a.org.id;
+    await u.post("/settings/org", { _csrf: token, orgId: other, next: "/settings/keys" });
+    const stale = await u.post("/settings/keys", {
+      _csrf: token,
+      _org: shown ?? "",
+      kind: "ORG",
+      label: "Meant for the first organisation",
+      scopes: "READ_BANK",
+    });
+    expect(stale.status).toBe(409);
+    expect(u.lastHtml).toContain("another organisation");
+    const made = await t.db
+      .select()
+      .from(apiKeys)
+      .where(eq(apiKeys.label, "Meant for the first organisation"));
+    expect(made).toHaveLength(0);
+  });
+
+  it("answers 400 to a NUL in a field or query, and to a key form without its kind", async () => {
+    const { t, a, signedIn } = await scene();
+    const owner = await signedIn(a.owner.email);
+    await owner.get("/settings/keys");
+    const token = owner.csrf();
+    const nul = await owner.post("/settings/keys", {
+      _csrf: token,
+      kind: "ORG",
+      label: "a\u0000b",
+      scopes: "READ_BANK",
+    });
+    expect(nul.status).toBe(400);
+    expect((await owner.get("/settings/sensitive?q=a%00b")).status).toBe(400);
+    const noKind = await owner.post("/settings/keys", {
+      _csrf: token,
+      label: "No kind given",
+      scopes: "READ_BANK",
+    });
+    expect(noKind.status).toBe(400);
+    const made = await t.db.select().from(apiKeys).where(eq(apiKeys.label, "No kind given"));
+    expect(made).toHaveLength(0);
+  });
+
   it("shows a partner its clients and keys with their reach, and only to the partner user", async () => {
     const { t, a, b, signedIn } = await scene();
     const partnerUser = await fixtureUser(t.db, now, { label: "partner" });

@@ -2,11 +2,17 @@ import type { Child, FC } from "hono/jsx";
 import { can } from "../../services/web-auth/roles.ts";
 import { ASSET_URLS } from "../assets.ts";
 import { formatInstant } from "../format.ts";
-import { CSRF_FIELD, type WebView } from "../request.ts";
+import { CSRF_FIELD, ORG_FIELD, type WebView } from "../request.ts";
 
-/** The hidden CSRF field every form carries. */
-export const CsrfField: FC<{ token: string }> = ({ token }) => (
-  <input type="hidden" name={CSRF_FIELD} value={token} />
+/**
+ * The hidden CSRF field every form carries; with `orgId`, also the organisation the form acts on
+ * (checked by `verifyCsrf`).
+ */
+export const CsrfField: FC<{ token: string; orgId?: string | undefined }> = ({ token, orgId }) => (
+  <>
+    <input type="hidden" name={CSRF_FIELD} value={token} />
+    {orgId ? <input type="hidden" name={ORG_FIELD} value={orgId} /> : null}
+  </>
 );
 
 export type NavKey = "dashboard" | "keys" | "sensitive" | "partners" | "billing" | "none";

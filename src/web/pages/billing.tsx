@@ -62,7 +62,7 @@ export const BillingPage: FC<{
             </div>
             {canManage ? (
               <form method="post" action="/settings/billing/auto-top-up">
-                <CsrfField token={view.csrfToken} />
+                <CsrfField token={view.csrfToken} orgId={view.org?.id} />
                 <input type="hidden" name="autoTopUp" value={billing.autoTopUp ? "off" : "on"} />
                 <button type="submit" class="small secondary">
                   {billing.autoTopUp ? "Turn off" : "Turn on"}

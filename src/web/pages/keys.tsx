@@ -186,7 +186,7 @@ const CreateKeyPanel: FC<{
     <div class="panel">
       <h2>Create a key</h2>
       <form method="post" action="/settings/keys" id="create-key">
-        <CsrfField token={view.csrfToken} />
+        <CsrfField token={view.csrfToken} orgId={view.org?.id} />
         <fieldset>
           <legend>Kind</legend>
           <label class="check">

@@ -138,7 +138,10 @@ export function registerKeyRoutes(web: Hono<AppEnv>, deps: WebDeps): void {
     const view = await requireView(c, db, clock.now());
     const form = await readForm(c);
     verifyCsrf(c, view, form);
-    const kind = form.get("kind") === "ORG" ? "ORG" : "USER";
+    const kind = form.get("kind");
+    if (kind !== "ORG" && kind !== "USER") {
+      throw new WebError(400, "Bad request", "Choose the kind of key: organisation or personal.");
+    }
     const org = requireRight(view, kind === "ORG" ? "keys.manage" : "keys.own");
     const input: CreateKeyForm = {
       kind,
