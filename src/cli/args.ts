@@ -3,7 +3,9 @@ export class UsageError extends Error {}
 
 /**
  * Parsed command line: positionals in order, and `--flag value` / `--flag=value` / bare `--flag`
- * (true). A flag given twice keeps the last value.
+ * (true). A flag given twice is refused (`--org A --org B` must not quietly mean B), and so is an
+ * empty value (`--org ""` must not quietly mean "no organisation given", which for some commands
+ * is "every organisation").
  */
 export class ParsedArgs {
   constructor(
@@ -25,6 +27,7 @@ export class ParsedArgs {
         const eq = arg.indexOf("=");
         const name = eq >= 0 ? arg.slice(2, eq) : arg.slice(2);
         if (!name) throw new UsageError(`bad flag "${arg}"`);
+        if (flags.has(name)) throw new UsageError(`--${name} is given more than once`);
         if (eq >= 0) flags.set(name, arg.slice(eq + 1));
         else if (booleans.has(name)) flags.set(name, true);
         else {
@@ -53,7 +56,9 @@ export class ParsedArgs {
 
   string(name: string): string | undefined {
     const v = this.flags.get(name);
-    if (v === true) throw new UsageError(`--${name} needs a value`);
+    if (v === true || (v !== undefined && v.trim() === "")) {
+      throw new UsageError(`--${name} needs a value`);
+    }
     return v;
   }
 

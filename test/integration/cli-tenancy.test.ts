@@ -17,6 +17,7 @@ import {
   organisations,
   partnerLinks,
   seats,
+  users,
 } from "../../src/db/schema/index.ts";
 import { TEST_NOW } from "../helpers/api.ts";
 import { runCommand } from "../helpers/cli.ts";
@@ -139,6 +140,58 @@ describe(`tenancy commands (${testDriver})`, () => {
     await expect(
       runCommand(userCommand, ["create", "--email", email, "--org", org.id, "--role", "boss"]),
     ).rejects.toThrow(/--role must be one of/);
+    // Without --role an existing membership keeps its role.
+    const [again] = await runCommand(userCommand, ["create", "--email", email, "--org", org.id]);
+    expect(again).toMatchObject({ membership: { orgId: org.id, role: "admin" } });
+    // Repeated and empty flags are refused, not read as the last or as absent.
+    await expect(
+      runCommand(userCommand, ["create", "--email", email, "--org", org.id, "--org", org.id]),
+    ).rejects.toThrow(/--org is given more than once/);
+    await expect(
+      runCommand(userCommand, ["create", "--email", email, "--org", "", "--role", "owner"]),
+    ).rejects.toThrow(/--org needs a value/);
+  });
+
+  it("user create never leaves an organisation without an owner", async () => {
+    const { db } = await getTestDatabase();
+    const org = await createTestOrg(db);
+    const [owner] = await db
+      .select({ userId: memberships.userId })
+      .from(memberships)
+      .where(and(eq(memberships.orgId, org.id), eq(memberships.role, "owner")));
+    const [user] = await db
+      .select()
+      .from(users)
+      .where(eq(users.id, String(owner?.userId)));
+    const email = String(user?.email);
+    // Without --role: the owner stays owner (it used to become a member).
+    const [kept] = await runCommand(userCommand, ["create", "--email", email, "--org", org.id]);
+    expect(kept).toMatchObject({ membership: { orgId: org.id, role: "owner" } });
+    // The only owner cannot be demoted.
+    await expect(
+      runCommand(userCommand, ["create", "--email", email, "--org", org.id, "--role", "member"]),
+    ).rejects.toThrow(/only owner/);
+    // With a second owner, the first may step down.
+    const second = `second-owner-${Math.random().toString(36).slice(2)}@example.com`;
+    await runCommand(userCommand, [
+      "create",
+      "--email",
+      second,
+      "--org",
+      org.id,
+      "--role",
+      "owner",
+    ]);
+    const [demoted] = await runCommand(userCommand, [
+      "create",
+      "--email",
+      email,
+      "--org",
+      org.id,
+      "--role",
+      "admin",
+    ]);
+    expect(demoted).toMatchObject({ membership: { orgId: org.id, role: "admin" } });
   });
 
   it("partner create, link and unlink", async () => {

@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client.ts";
 import { memberships, organisations, type Role, users } from "../../db/schema/index.ts";
 import { newId } from "../../domain/ids.ts";
@@ -43,7 +43,29 @@ export async function createUser(
       .from(organisations)
       .where(eq(organisations.id, input.orgId));
     if (org.length === 0) throw new NotFoundError(`organisation ${input.orgId}`);
+    const [existing] = await tx
+      .select({ role: memberships.role })
+      .from(memberships)
+      .where(and(eq(memberships.orgId, input.orgId), eq(memberships.userId, user.id)))
+      .for("update");
+    if (existing && (input.role === undefined || input.role === existing.role)) {
+      return { id: user.id, created, membership: { orgId: input.orgId, role: existing.role } };
+    }
     const role = input.role ?? "member";
+    if (existing?.role === "owner") {
+      // Never leave an organisation without an owner: its billing and keys hang on one.
+      const owners = await tx
+        .select({ userId: memberships.userId })
+        .from(memberships)
+        .where(and(eq(memberships.orgId, input.orgId), eq(memberships.role, "owner")))
+        .for("update");
+      if (owners.length <= 1) {
+        throw new InvalidParameterError(
+          "role",
+          `role: ${email} is the only owner of ${input.orgId}; make another user owner first`,
+        );
+      }
+    }
     await tx
       .insert(memberships)
       .values({ orgId: input.orgId, userId: user.id, role, createdAt: now })
