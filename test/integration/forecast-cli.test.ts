@@ -191,6 +191,26 @@ describe(`cash, forecast and scenario commands (${testDriver})`, () => {
     await expect(
       run(scenarioCommand, ["create", "--org", org.id, "--name", "x", "--ar-haircut", "140"]),
     ).rejects.toThrow(/arHaircutPercent/);
+    // Every option is stored: --receivable-timing was once dropped without a word.
+    const [due] = await run(scenarioCommand, [
+      "create",
+      "--org",
+      org.id,
+      "--name",
+      "Due dates",
+      "--receivable-timing",
+      "due",
+    ]);
+    expect(due).toMatchObject({ assumptions: { receivableTiming: "due" } });
+    const [history] = await run(scenarioCommand, [
+      "edit",
+      String(due?.id),
+      "--org",
+      org.id,
+      "--receivable-timing",
+      "history",
+    ]);
+    expect(history).toMatchObject({ assumptions: { receivableTiming: "history" } });
   });
 
   it("recomputes on demand, explains a week, and prints a backtest table", async () => {

@@ -54,18 +54,32 @@ export async function listScenarios(db: DbOrTx, orgId: string): Promise<Scenario
     .sort((a, b) => order[a.kind] - order[b.kind]);
 }
 
+/** Every assumption a scenario stores; the type check below fails when one is left out. */
+const ASSUMPTION_KEYS = [
+  "basedOn",
+  "paymentLagDays",
+  "arHaircutPercent",
+  "arHaircutAfterDays",
+  "pipelineConversionRate",
+  "billStretchDays",
+  "receivableTiming",
+] as const satisfies readonly (keyof ScenarioAssumptions)[];
+const EVERY_KEY_LISTED: Exclude<
+  keyof ScenarioAssumptions,
+  (typeof ASSUMPTION_KEYS)[number]
+> extends never
+  ? true
+  : never = true;
+void EVERY_KEY_LISTED;
+
 function checkAssumptions(a: ScenarioAssumptions): ScenarioAssumptions {
   const problem = validateAssumptions(a);
   if (problem) throw new InvalidParameterError("assumptions", problem);
-  // Only known keys are stored.
-  const out: ScenarioAssumptions = {};
-  if (a.basedOn !== undefined) out.basedOn = a.basedOn;
-  if (a.paymentLagDays !== undefined) out.paymentLagDays = a.paymentLagDays;
-  if (a.arHaircutPercent !== undefined) out.arHaircutPercent = a.arHaircutPercent;
-  if (a.arHaircutAfterDays !== undefined) out.arHaircutAfterDays = a.arHaircutAfterDays;
-  if (a.pipelineConversionRate !== undefined) out.pipelineConversionRate = a.pipelineConversionRate;
-  if (a.billStretchDays !== undefined) out.billStretchDays = a.billStretchDays;
-  return out;
+  // Only known keys are stored. (receivableTiming was once left out of a hand-written copy, so
+  // `--receivable-timing due` was dropped without a word.)
+  const out: Record<string, unknown> = {};
+  for (const key of ASSUMPTION_KEYS) if (a[key] !== undefined) out[key] = a[key];
+  return out as ScenarioAssumptions;
 }
 
 /** Creates a CUSTOM scenario: a clone of BASE (or `basedOn`) with overrides. */
