@@ -83,7 +83,9 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     if (
       e instanceof ConfigError ||
       e instanceof ServiceError ||
-      e instanceof DatabaseUnavailableError
+      e instanceof DatabaseUnavailableError ||
+      // The forecast engine's refusal of totals beyond its exact range: a fact, not a bug.
+      (e instanceof RangeError && e.message.startsWith("amount beyond"))
     ) {
       process.stderr.write(`cashrunway ${name}: ${e.message.replace(/\n/g, " ")}\n`);
       return 1;

@@ -1,3 +1,4 @@
+import { MAX_AMOUNT } from "../domain/forecasting/cents.ts";
 import { canonical, money } from "../domain/money.ts";
 
 /**
@@ -74,7 +75,7 @@ const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
  * forecast engine's integer-cent arithmetic is exact (src/domain/forecasting/cents.ts). Beyond
  * it an imported amount would stop the forecast; no small business's ledger comes near it.
  */
-export const LEDGER_DECIMAL_LIMIT = "90071992547409.91";
+export const LEDGER_DECIMAL_LIMIT = MAX_AMOUNT;
 /** The most decimal places a ledger decimal may have (the ledger itself uses at most 4). */
 export const LEDGER_DECIMAL_PLACES = 20;
 /** How `parseDecimal`'s bounds read in an error message. */

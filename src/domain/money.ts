@@ -50,3 +50,13 @@ export function sum(values: Iterable<DecimalInput>): Decimal {
 export function isDecimalString(value: string): boolean {
   return /^-?\d+(\.\d+)?$/.test(value);
 }
+
+/**
+ * True when `value` is an amount of money an operator may enter: a plain decimal of whole cents
+ * (at most 2 decimals), within ±`max`. A sub-cent amount would be shown as entered by one view and
+ * rounded to the cent by the forecast.
+ */
+export function isWholeCentsWithin(value: string, max: string): boolean {
+  if (!/^-?\d+(\.\d{1,2})?$/.test(value)) return false;
+  return money(value).abs().lte(max);
+}

@@ -87,6 +87,41 @@ describe(`cash, forecast and scenario commands (${testDriver})`, () => {
     ).rejects.toThrow(/no organisation/);
   });
 
+  it("refuses amounts the forecast cannot hold to the cent, and stores nothing", async () => {
+    const { org } = await orgWithCash("1");
+    for (const amount of ["99999999999999999999999", "90071992547409.92", "0.105", "1e3"]) {
+      await expect(
+        run(cashCommand, ["override", "--org", org.id, "--amount", amount]),
+      ).rejects.toThrow(/whole cents/);
+      await expect(
+        run(cashCommand, [
+          "item",
+          "add",
+          "--org",
+          org.id,
+          "--out",
+          "--amount",
+          amount,
+          "--date",
+          "2026-03-18",
+        ]),
+      ).rejects.toThrow(/whole cents/);
+    }
+    const [shown] = await run(cashCommand, ["show", "--org", org.id]);
+    expect(shown).toMatchObject({ source: "ledger_reconciled", startingCash: "1" });
+    const [items] = await run(cashCommand, ["item", "list", "--org", org.id]);
+    expect(items).toMatchObject({ items: [] });
+    // The largest amount it holds is taken, and the forecast still computes.
+    const [set] = await run(cashCommand, [
+      "override",
+      "--org",
+      org.id,
+      "--amount",
+      "90071992547409.91",
+    ]);
+    expect(set).toMatchObject({ override: { amount: "90071992547409.91" } });
+  });
+
   it("adds, lists and removes manual and pipeline items that the forecast counts", async () => {
     const { db, org } = await orgWithCash("0");
     const [manual] = await run(cashCommand, [

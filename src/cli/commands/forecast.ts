@@ -1,5 +1,5 @@
 import type { ScenarioAssumptions } from "../../domain/forecasting/types.ts";
-import { NotFoundError } from "../../services/errors.ts";
+import { NotFoundError, ServiceError } from "../../services/errors.ts";
 import { backtestOrganisation } from "../../services/forecast/backtest.ts";
 import { explainForecastWeek } from "../../services/forecast/explain.ts";
 import { getForecast } from "../../services/forecast/get-forecast.ts";
@@ -65,7 +65,9 @@ export const forecastCommand: Command = {
               ? "Every forecast is up to date."
               : report.map((r) => `${r.orgId}: ${r.ok ? "recomputed" : `failed: ${r.error}`}`),
           );
-          if (report.some((r) => !r.ok)) throw new Error("some forecasts failed to recompute");
+          if (report.some((r) => !r.ok)) {
+            throw new ServiceError("internal_error", "some forecasts failed to recompute (above)");
+          }
           return;
         }
         const orgId = args.requireString("org");

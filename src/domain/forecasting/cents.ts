@@ -10,6 +10,12 @@ import { Money } from "../money.ts";
  */
 export type Cents = number;
 
+/**
+ * The largest amount the engine holds exactly: 2^53 − 1 cents. Amounts that enter the projection
+ * (a ledger's, an operator's) are refused above it, so no forecast can fail on one.
+ */
+export const MAX_AMOUNT = "90071992547409.91";
+
 /** Throws when a cents value left the range where number arithmetic is exact. */
 export function assertSafeCents(value: Cents): Cents {
   if (!Number.isSafeInteger(value)) {

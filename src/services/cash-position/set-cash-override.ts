@@ -1,7 +1,9 @@
 import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { cashOverrides, organisations } from "../../db/schema/index.ts";
-import { canonical, isDecimalString } from "../../domain/money.ts";
+import { MAX_AMOUNT } from "../../domain/forecasting/cents.ts";
+import { canonical, isWholeCentsWithin } from "../../domain/money.ts";
+import { quoted } from "../../domain/quoted.ts";
 import { InvalidParameterError, NotFoundError } from "../errors.ts";
 
 /**
@@ -24,10 +26,10 @@ export async function setCashOverride(
     return null;
   }
   const amount = input.amount.trim();
-  if (!isDecimalString(amount)) {
+  if (!isWholeCentsWithin(amount, MAX_AMOUNT)) {
     throw new InvalidParameterError(
       "amount",
-      `amount must be a decimal such as 12500.50, got "${amount}"`,
+      `amount must be a decimal of whole cents such as 12500.50, within ±${MAX_AMOUNT}, got ${quoted(amount)}`,
     );
   }
   const value = { orgId: input.orgId, amount: canonical(amount), setAt: input.now };

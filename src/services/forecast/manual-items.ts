@@ -1,9 +1,11 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { cashItems, organisations } from "../../db/schema/index.ts";
+import { MAX_AMOUNT } from "../../domain/forecasting/cents.ts";
 import { isCalendarDate } from "../../domain/forecasting/dates.ts";
 import { newId } from "../../domain/ids.ts";
-import { canonical, isDecimalString, money } from "../../domain/money.ts";
+import { canonical, isDecimalString, isWholeCentsWithin, money } from "../../domain/money.ts";
+import { quoted } from "../../domain/quoted.ts";
 import { InvalidParameterError, NotFoundError } from "../errors.ts";
 
 /** A manual or pipeline cash item, as the operator sees it. */
@@ -46,8 +48,11 @@ export async function addManualItem(
     .where(eq(organisations.id, input.orgId));
   if (!org) throw new NotFoundError("organisation");
   const amount = input.amount.trim();
-  if (!isDecimalString(amount) || money(amount).lte(0)) {
-    throw new InvalidParameterError("amount", `amount must be a positive decimal, got "${amount}"`);
+  if (!isWholeCentsWithin(amount, MAX_AMOUNT) || money(amount).lte(0)) {
+    throw new InvalidParameterError(
+      "amount",
+      `amount must be a positive decimal of whole cents up to ${MAX_AMOUNT}, got ${quoted(amount)}`,
+    );
   }
   if (!isCalendarDate(input.date)) {
     throw new InvalidParameterError("date", `date must be YYYY-MM-DD, got "${input.date}"`);
