@@ -138,9 +138,12 @@ describe(`billing and ledger commands (${testDriver})`, () => {
     ];
     for (const argv of bad)
       await expect(run(billingCommand, argv), argv.join(" ")).rejects.toThrow(UsageError);
-    await expect(
-      run(billingCommand, ["set", "--org", org.id, "--trial-ends", "2026-02-30"]),
-    ).rejects.toThrow(/YYYY-MM-DD/);
+    for (const date of ["2026-02-30", "0001-01-01", "0000-01-01", "1969-12-31", "99999-01-01"]) {
+      await expect(
+        run(billingCommand, ["set", "--org", org.id, "--trial-ends", date]),
+        date,
+      ).rejects.toThrow(/YYYY-MM-DD from 1970-01-01/);
+    }
     await expect(
       run(billingCommand, ["set", "--org", org.id, "--status", "trialing"]),
     ).rejects.toThrow(/trial end/);

@@ -9,6 +9,7 @@ import {
   seats,
   users,
 } from "../../db/schema/index.ts";
+import { quoted } from "../../domain/quoted.ts";
 import { InvalidParameterError, NotFoundError } from "../errors.ts";
 
 /** A billing account as the operator commands print it. */
@@ -33,13 +34,22 @@ export interface SetBillingInput {
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-/** Parses `YYYY-MM-DD` to 00:00 UTC of that day, refusing impossible dates. */
+/**
+ * Parses `YYYY-MM-DD` to 00:00 UTC of that day, refusing impossible dates and years before 1970
+ * (a trial cannot end before the epoch, and years below 100 do not survive the round trip
+ * through the database driver: `0001-01-01` came back as 2001).
+ */
 export function parseTrialEnd(value: string): Date {
   const d = new Date(`${value}T00:00:00.000Z`);
-  if (!DATE.test(value) || Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== value) {
+  if (
+    !DATE.test(value) ||
+    Number.isNaN(d.getTime()) ||
+    d.toISOString().slice(0, 10) !== value ||
+    value < "1970-01-01"
+  ) {
     throw new InvalidParameterError(
       "trialEnds",
-      `trial end must be a date YYYY-MM-DD, got "${value}"`,
+      `trial end must be a date YYYY-MM-DD from 1970-01-01 to 9999-12-31, got ${quoted(value)}`,
     );
   }
   return d;
