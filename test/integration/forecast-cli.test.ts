@@ -226,6 +226,12 @@ describe(`cash, forecast and scenario commands (${testDriver})`, () => {
     await expect(
       run(scenarioCommand, ["create", "--org", org.id, "--name", "x", "--ar-haircut", "140"]),
     ).rejects.toThrow(/arHaircutPercent/);
+    for (const lag of ["0x10", "1e3", "Infinity", "7 days"]) {
+      await expect(
+        run(scenarioCommand, ["create", "--org", org.id, "--name", "x", "--payment-lag", lag]),
+        lag,
+      ).rejects.toThrow(/--payment-lag must be a number/);
+    }
     // Every option is stored: --receivable-timing was once dropped without a word.
     const [due] = await run(scenarioCommand, [
       "create",

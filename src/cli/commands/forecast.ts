@@ -1,4 +1,5 @@
 import type { ScenarioAssumptions } from "../../domain/forecasting/types.ts";
+import { quoted } from "../../domain/quoted.ts";
 import { NotFoundError, ServiceError } from "../../services/errors.ts";
 import { backtestOrganisation } from "../../services/forecast/backtest.ts";
 import { explainForecastWeek } from "../../services/forecast/explain.ts";
@@ -163,10 +164,11 @@ function assumptionFlags(args: ParsedArgs): {
     const v = args.string(flag);
     if (v === undefined) return undefined;
     if (v === "none") return null;
-    const n = Number(v);
-    if (v.trim() === "" || !Number.isFinite(n))
-      throw new UsageError(`--${flag} must be a number, got "${v}"`);
-    return n;
+    // A plain decimal: Number() alone would also take "0x10" (16), "1e3" or " 5 ".
+    if (!/^-?\d+(\.\d+)?$/.test(v)) {
+      throw new UsageError(`--${flag} must be a number such as 14 or 0.5, got ${quoted(v)}`);
+    }
+    return Number(v);
   };
   const basedOn = args.string("based-on");
   if (basedOn !== undefined) {
