@@ -2,6 +2,7 @@ import { and, eq, or } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client.ts";
 import { bumpOrgDataEpoch } from "../../db/queries/data-epochs.ts";
 import { contacts, ledgerAccounts } from "../../db/schema/index.ts";
+import { quoted } from "../../domain/quoted.ts";
 import { NotFoundError } from "../errors.ts";
 
 export type SensitiveTarget = { account: string } | { contact: string };
@@ -38,7 +39,7 @@ export async function setSensitive(
       )
       .returning();
     const row = rows[0];
-    if (!row) throw new NotFoundError(`ledger account ${ref}`);
+    if (!row) throw new NotFoundError(`ledger account ${quoted(ref)}`);
     return {
       kind: "account",
       id: row.id,
@@ -65,7 +66,7 @@ export async function setSensitive(
       .returning();
   });
   const row = rows[0];
-  if (!row) throw new NotFoundError(`contact ${ref}`);
+  if (!row) throw new NotFoundError(`contact ${quoted(ref)}`);
   return {
     kind: "contact",
     id: row.id,
