@@ -26,8 +26,6 @@
  * bench/run.ts measures the metering path); audit rows go through the production
  * BatchedAuditWriter; the pipeline is otherwise the real one.
  */
-import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
 import { sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { createApp } from "../src/app.ts";
@@ -48,6 +46,7 @@ import { ENDPOINTS } from "./endpoints.ts";
 import {
   formatCpu,
   type LoadResult,
+  listen,
   load,
   median,
   percentile,
@@ -104,15 +103,6 @@ async function interleaved(fns: Record<string, () => Promise<unknown>>) {
     };
   }
   return out;
-}
-
-async function listen(fetch: (req: Request) => Response | Promise<Response>) {
-  const server = serve({ fetch, port: 0, hostname: "127.0.0.1" });
-  await new Promise<void>((resolve) => server.once("listening", () => resolve()));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
 }
 
 async function benchDriver(driver: string) {

@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import autocannon from "autocannon";
+import { createHttpServer } from "../src/http/server.ts";
 import { cpuPerRequest, readCpu } from "./cpu.ts";
 
 export interface LoadResult {
@@ -100,4 +101,17 @@ export function percentile(values: number[], p: number): number {
   if (s.length === 0) return 0;
   const rank = Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1));
   return s[rank] ?? 0;
+}
+
+/**
+ * Serves `fetch` on a free port of 127.0.0.1 as the production server does (src/main.ts: the same
+ * adapter, with its JSON answers before the app).
+ */
+export async function listen(fetch: (req: Request) => Response | Promise<Response>) {
+  const server = createHttpServer(fetch, { hostname: "127.0.0.1" });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }

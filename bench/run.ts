@@ -17,8 +17,6 @@
  * throughput): the latency metering adds when the server is not saturated.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
-import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
 import { eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { createApp } from "../src/app.ts";
@@ -49,6 +47,7 @@ import { ENDPOINTS } from "./endpoints.ts";
 import {
   formatCpu,
   type LoadResult,
+  listen,
   load,
   median,
   percentile,
@@ -77,15 +76,6 @@ async function resetMetering(database: Database, orgId: string): Promise<void> {
     await tx.delete(creditWindows).where(eq(creditWindows.billingAccountId, account));
     await tx.delete(dailyQuotaUsage).where(eq(dailyQuotaUsage.orgId, orgId));
   });
-}
-
-async function listen(fetch: (req: Request) => Response | Promise<Response>) {
-  const server = serve({ fetch, port: 0, hostname: "127.0.0.1" });
-  await new Promise<void>((resolve) => server.once("listening", () => resolve()));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
 }
 
 interface Row {
