@@ -125,20 +125,30 @@ describe(`GET /api/agent/contacts (${testDriver})`, () => {
     expect((await ok<ContactsListResponse>(w, "/api/agent/contacts?type=both")).totalCount).toBe(7);
   });
 
-  it("sorts by cumulative revenue or spend over paid documents, in the base currency, over the whole set", async () => {
+  it("sorts revenue_desc and spend_desc by cumulative LTV, nulls last, over the whole set", async () => {
     const w = await docsWorld();
     const s = summaries(w);
-    // Acme 1847.8 (paid amounts, credits excluded); Globex 1000 USD at 0.65 = 1538.46; Secret 330.
+    // Ties (and the nulls: non-customers, contacts without a baseline) by id, descending.
+    const rank = new Map(s.byIdDesc([1, 2, 3, 4, 5, 6, 7]).map((n, i) => [C(n), i]));
+    const byLtv = (list: { id: string; ltv: string | null }[]) =>
+      [...list]
+        .sort((a, b) => {
+          if (a.ltv !== null && b.ltv !== null && Number(a.ltv) !== Number(b.ltv)) {
+            return Number(b.ltv) - Number(a.ltv);
+          }
+          if ((a.ltv === null) !== (b.ltv === null)) return a.ltv === null ? 1 : -1;
+          return (rank.get(a.id) ?? 0) - (rank.get(b.id) ?? 0);
+        })
+        .map((c) => c.id);
     const revenue = await ok<ContactsListResponse>(w, "/api/agent/contacts?sort=revenue_desc");
-    expect(revenue.contacts.map((c) => c.id)).toEqual(
-      [1, 2, 5, ...s.byIdDesc([3, 4, 6, 7])].map(C),
-    );
-    // Parts 275, Both Ways 112.2.
-    const spend = await ok<ContactsListResponse>(
-      w,
-      "/api/agent/contacts?sort=spend_desc&type=supplier",
-    );
-    expect(spend.contacts.map((c) => c.id)).toEqual([7, 4, 3].map(C));
+    // Not vacuous: the world's customers have different LTVs, and some contacts have none.
+    const values = revenue.contacts.map((c) => c.ltv);
+    expect(new Set(values.filter((v) => v !== null)).size).toBeGreaterThan(1);
+    expect(values).toContain(null);
+    expect(revenue.contacts.map((c) => c.id)).toEqual(byLtv(revenue.contacts));
+    // spend_desc sorts on the same key (agent-api.md; gap facts §6.1).
+    const spend = await ok<ContactsListResponse>(w, "/api/agent/contacts?sort=spend_desc");
+    expect(spend.contacts.map((c) => c.id)).toEqual(revenue.contacts.map((c) => c.id));
     // Across pages, not page by page: a walk of 2-row pages gives the same order.
     const walked: string[] = [];
     let cursor: string | undefined;

@@ -1,6 +1,6 @@
-import { and, desc, eq, inArray, isNotNull, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { DbOrTx } from "../client.ts";
-import { cashItems, contacts, creditNotes } from "../schema/index.ts";
+import { cashItems, contactBaselines, contacts, creditNotes } from "../schema/index.ts";
 import { descendingAfter, type KeysetAfter } from "./cash-items.ts";
 import { RECEIVABLE_CREDIT } from "./credit-notes.ts";
 
@@ -54,16 +54,20 @@ export interface ContactRow {
 
 const LAST_SYNCED_TEXT = sql<string>`to_char(${contacts.lastSyncedAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
+/** Below any LTV a ledger can produce (amounts are at most ±9·10^13 each). */
+const NULLS_LAST = "(-1e30)::numeric";
+
 /**
  * A page of contacts strictly after `after`:
  * - `recent_desc`: lastSyncedAt DESC, id DESC;
- * - `revenue_desc` / `spend_desc`: cumulative revenue / spend (see the file comment; 0 when
- *   none) DESC, id DESC, computed over the whole set in the database.
+ * - `revenue_desc` / `spend_desc` (the same key, as the spec says): the cumulative LTV of the
+ *   contact baselines DESC, nulls (non-customers, no baseline yet) last, then id DESC, over the
+ *   whole set in the database, so that every page is in that order and pages follow each other.
  */
 export async function listContactPage(
   db: DbOrTx,
   filter: ContactFilter,
-  opts: { sort: ContactSort; baseCurrency: string; after: KeysetAfter | undefined; limit: number },
+  opts: { sort: ContactSort; after: KeysetAfter | undefined; limit: number },
 ): Promise<ContactRow[]> {
   const base = {
     id: contacts.id,
@@ -87,29 +91,23 @@ export async function listContactPage(
       .orderBy(desc(contacts.lastSyncedAt), desc(contacts.id))
       .limit(opts.limit);
   }
-  const totals = db
-    .select({
-      contactId: sql<string>`${cashItems.contactExternalId}`.as("contact_id"),
-      value: sql<string>`sum(${baseInflow(opts.baseCurrency)})`.as("value"),
-    })
-    .from(cashItems)
-    .where(
+  // Both sorts are on the one key the spec names: the cumulative LTV of the contact baselines
+  // (ContactSummary.ltv: customers only), nulls last. Nulls sort as NULLS_LAST so that the
+  // cursor's (value, id) keyset stays one comparison.
+  const ltv = sql<string>`coalesce(case when ${contactBaselines.isCustomer}
+    then ${contactBaselines.ltvCumulative} end, ${sql.raw(NULLS_LAST)})`;
+  return db
+    .select({ ...base, sortKey: sql<string>`${ltv}::text` })
+    .from(contacts)
+    .leftJoin(
+      contactBaselines,
       and(
-        eq(cashItems.orgId, filter.orgId),
-        eq(cashItems.source, opts.sort === "revenue_desc" ? "LEDGER_INVOICE" : "LEDGER_BILL"),
-        eq(cashItems.ledgerStatus, "PAID"),
-        isNotNull(cashItems.contactExternalId),
+        eq(contactBaselines.orgId, contacts.orgId),
+        eq(contactBaselines.contactExternalId, contacts.externalId),
       ),
     )
-    .groupBy(cashItems.contactExternalId)
-    .as("totals");
-  const value = sql<string>`coalesce(${totals.value}, 0)`;
-  return db
-    .select({ ...base, sortKey: sql<string>`${value}::text` })
-    .from(contacts)
-    .leftJoin(totals, eq(totals.contactId, contacts.externalId))
-    .where(and(contactWhere(filter), descendingAfter(value, contacts.id, opts.after, "numeric")))
-    .orderBy(desc(value), desc(contacts.id))
+    .where(and(contactWhere(filter), descendingAfter(ltv, contacts.id, opts.after, "numeric")))
+    .orderBy(desc(ltv), desc(contacts.id))
     .limit(opts.limit);
 }
 

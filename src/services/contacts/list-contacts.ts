@@ -72,9 +72,9 @@ function toSummary(row: ContactRow): ContactSummary {
  *
  * - `type`: `customer` (IsCustomer), `supplier` (IsSupplier) or `both` (everyone); a contact
  *   that is both appears under each.
- * - `sort`: `recent_desc` by lastSyncedAt; `revenue_desc` / `spend_desc` by cumulative revenue
- *   / spend over PAID documents in the base currency (0 when none), over the whole set in the
- *   database; ties by id, descending.
+ * - `sort`: `recent_desc` by lastSyncedAt; `revenue_desc` and `spend_desc` both by the
+ *   cumulative LTV of the contact baselines (the rows' `ltv`), nulls last, over the whole set in
+ *   the database; ties by id, descending.
  * - Without READ_SENSITIVE, sensitive contacts are withheld and counted in redactedItemCount;
  *   totalCount and totals count every matched contact.
  *
@@ -96,13 +96,7 @@ export async function listContacts({
   const binding = bindCursor(`contacts:${input.sort}`, ctx.org.id, { type: input.type });
   const plan = planListPage(input, binding, paging.cursorKey);
   const { page, counted } = await loadListPage(input, plan, binding, paging, {
-    page: (after, limit) =>
-      listContactPage(ctx.db, filter, {
-        sort: input.sort,
-        baseCurrency: ctx.org.baseCurrency,
-        after,
-        limit,
-      }),
+    page: (after, limit) => listContactPage(ctx.db, filter, { sort: input.sort, after, limit }),
     position: (r) => ({ key: r.sortKey, id: r.id }),
     count: () => countContacts(ctx.db, filter),
     countWithTotals: () => countWithTypeTotals(ctx, filter),

@@ -226,11 +226,11 @@ export const ListContactsQuerySchema = z.object({
     .openapi({
       param: { name: "sort", in: "query" },
       description:
-        "`recent_desc` (default): lastSyncedAt, newest first. `revenue_desc`: cumulative " +
-        "revenue, the amount paid on the contact's PAID sales invoices in the base currency; " +
-        "`spend_desc`: the same over PAID bills. Both are computed and sorted over the whole " +
-        "set in the database (contacts without any count 0). Ties by `id`-order descending, " +
-        "so pages are stable. Anything else answers 400 `invalid_parameter`.",
+        "`recent_desc` (default): lastSyncedAt, newest first. `revenue_desc` and `spend_desc` " +
+        "both sort by cumulative LTV (each row's `ltv`), highest first, nulls last " +
+        "(non-customers and contacts without a baseline). The order runs over the whole set, " +
+        "not page by page, so pages continue one another. Ties by `id`-order descending. " +
+        "Anything else answers 400 `invalid_parameter`.",
     }),
   cursor: cursorParam,
   limit: limitParam,
