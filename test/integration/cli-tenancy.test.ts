@@ -103,6 +103,9 @@ describe(`tenancy commands (${testDriver})`, () => {
     await expect(
       runCommand(orgCommand, ["create", "--name", name, "--currency", "DOLLARS"]),
     ).rejects.toThrow(/currency/);
+    await expect(
+      runCommand(orgCommand, ["create", "--name", name, "--currency", "ZZZ"]),
+    ).rejects.toThrow(/ISO 4217/);
     expect(await db.select().from(organisations).where(eq(organisations.name, name))).toEqual([]);
   });
 

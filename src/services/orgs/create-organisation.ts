@@ -15,6 +15,9 @@ import { InvalidParameterError } from "../errors.ts";
 import { findUserByEmail } from "../users/create-user.ts";
 
 export const TRIAL_DAYS = 14;
+
+/** The ISO 4217 codes this runtime knows (Node 20's ICU: 160 or so). `ZZZ` is not a currency. */
+const ISO_CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf("currency"));
 export const TRIAL_PLAN: Plan = "Wallet";
 
 export const CreateOrganisationInputSchema = z.object({
@@ -22,6 +25,7 @@ export const CreateOrganisationInputSchema = z.object({
   baseCurrency: z
     .string()
     .regex(/^[A-Z]{3}$/, "must be a 3-letter ISO currency code")
+    .refine((code) => ISO_CURRENCIES.has(code), "must be an ISO 4217 currency code such as AUD")
     .default("AUD"),
   timezone: z
     .string()
