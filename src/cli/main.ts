@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import { ConfigError, loadConfig } from "../config.ts";
 import { DatabaseUnavailableError, openDatabase } from "../db/client.ts";
 import { offsetClock, systemClock } from "../domain/clock.ts";
+import { AmountRangeError } from "../domain/forecasting/cents.ts";
 import { ServiceError } from "../services/errors.ts";
 import { ParsedArgs, UsageError } from "./args.ts";
 import type { CliContext } from "./command.ts";
@@ -84,8 +85,7 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       e instanceof ConfigError ||
       e instanceof ServiceError ||
       e instanceof DatabaseUnavailableError ||
-      // The forecast engine's refusal of totals beyond its exact range: a fact, not a bug.
-      (e instanceof RangeError && e.message.startsWith("amount beyond"))
+      e instanceof AmountRangeError
     ) {
       process.stderr.write(`cashrunway ${name}: ${e.message.replace(/\n/g, " ")}\n`);
       return 1;

@@ -8,8 +8,10 @@ const MS_DATE = /^\/Date\((-?\d+)([+-]\d{4})?\)\/$/;
 const ISO_DATE =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
-/** The years a ledger date may have: what PostgreSQL's `date` and ISO 8601's four digits hold. */
-// Not Date.UTC(1, 0, 1): Date.UTC reads years 0–99 as 1900–1999.
+/**
+ * The years a ledger date may have: what PostgreSQL's `date` and ISO 8601's four digits hold.
+ * (Not `Date.UTC(1, 0, 1)`: Date.UTC reads years 0–99 as 1900–1999.)
+ */
 const FIRST_MS = Date.parse("0001-01-01T00:00:00Z");
 const AFTER_LAST_MS = Date.UTC(10000, 0, 1);
 

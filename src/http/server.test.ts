@@ -118,10 +118,16 @@ describe("requests the adapter cannot turn into a Request, and CONNECT", () => {
     expect(r.body.error).toBe("method_not_allowed");
   });
 
-  it("serves a well-formed request", async () => {
-    const port = await startApp();
-    const response = await raw(port, "GET /x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-    expect(response.startsWith("HTTP/1.1 200 OK")).toBe(true);
-    expect(response.endsWith("ok")).toBe(true);
-  });
+  it.each(["Host", "host", "HOST"])(
+    "serves a well-formed request whose header is %s",
+    async (name) => {
+      const port = await startApp();
+      const response = await raw(
+        port,
+        `GET /x HTTP/1.1\r\n${name}: x\r\nConnection: close\r\n\r\n`,
+      );
+      expect(response.startsWith("HTTP/1.1 200 OK")).toBe(true);
+      expect(response.endsWith("ok")).toBe(true);
+    },
+  );
 });

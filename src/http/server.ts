@@ -25,11 +25,9 @@ export function createHttpServer(
     // Node would answer an HTTP/1.1 request without Host with an empty 400 of its own.
     { requireHostHeader: false },
     (req, res) => {
-      if (req.headers.host === undefined && req.httpVersion === "1.1") {
+      if (req.httpVersion === "1.1" && !hasHost(req.rawHeaders)) {
         res.writeHead(400, { "Content-Type": "application/json", Connection: "close" });
-        res.end(
-          JSON.stringify({ error: "bad_request", message: "HTTP/1.1 requires a Host header." }),
-        );
+        res.end(errorJson("bad_request", "HTTP/1.1 requires a Host header."));
         return;
       }
       void listener(req, res);
@@ -51,15 +49,30 @@ export function createHttpServer(
   return server;
 }
 
+/** The body of every answer given here: the service's error shape. */
+function errorJson(code: string, message: string): string {
+  return JSON.stringify({ error: code, message });
+}
+
+/**
+ * Whether the raw header list names Host. Read from `rawHeaders` (name, value, name, …) rather
+ * than `req.headers`, which Node builds into an object on first access: the adapter avoids it
+ * on every request, and so does this check.
+ */
+function hasHost(rawHeaders: readonly string[]): boolean {
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]?.toLowerCase() === "host") return true;
+  }
+  return false;
+}
+
 /** The adapter's error handler: it is called only before the app has the request. */
 function requestErrorResponse(err: unknown): Response {
   const invalid = err instanceof RequestError;
   return new Response(
-    JSON.stringify(
-      invalid
-        ? { error: "bad_request", message: "The request's URL or Host header is not valid." }
-        : { error: "internal_error", message: "Unexpected error." },
-    ),
+    invalid
+      ? errorJson("bad_request", "The request's URL or Host header is not valid.")
+      : errorJson("internal_error", "Unexpected error."),
     { status: invalid ? 400 : 500, headers: { "Content-Type": "application/json" } },
   );
 }
@@ -95,7 +108,7 @@ function writeAndClose(
   message: string,
   headers: Record<string, string> = {},
 ): void {
-  const body = JSON.stringify({ error: code, message });
+  const body = errorJson(code, message);
   const extra = Object.entries(headers)
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join("");

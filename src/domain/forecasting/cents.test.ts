@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
+  AmountRangeError,
+  assertSafeCents,
   baseCents,
   centsToDecimal,
   medianCents,
@@ -10,6 +12,12 @@ import {
 } from "./cents.ts";
 
 describe("cents", () => {
+  it("refuses a value beyond 2^53 − 1 cents with its own error class", () => {
+    expect(assertSafeCents(2 ** 53 - 1)).toBe(2 ** 53 - 1);
+    expect(() => assertSafeCents(2 ** 53)).toThrow(AmountRangeError);
+    expect(() => assertSafeCents(-(2 ** 53))).toThrow(RangeError);
+  });
+
   it.each([
     ["0", 0],
     ["12", 1200],

@@ -16,11 +16,17 @@ export type Cents = number;
  */
 export const MAX_AMOUNT = "90071992547409.91";
 
+/** A total or amount outside the engine's exact range: a fact about the data, not a bug. */
+export class AmountRangeError extends RangeError {
+  constructor() {
+    super("amount beyond ±90 trillion: outside the forecast engine's exact range");
+    this.name = "AmountRangeError";
+  }
+}
+
 /** Throws when a cents value left the range where number arithmetic is exact. */
 export function assertSafeCents(value: Cents): Cents {
-  if (!Number.isSafeInteger(value)) {
-    throw new RangeError("amount beyond ±90 trillion: outside the forecast engine's exact range");
-  }
+  if (!Number.isSafeInteger(value)) throw new AmountRangeError();
   return value;
 }
 
