@@ -56,6 +56,33 @@ describe(`batched audit writer (${testDriver})`, () => {
     await writer.close();
   });
 
+  it("stamps each key of a batch with its own latest use, never moving a stamp back", async () => {
+    const { db } = await getTestDatabase();
+    const a = await keyFor(db, true);
+    const b = await keyFor(db, false);
+    // b was already used later than anything in this batch: its stamp must stay.
+    await db
+      .update(apiKeys)
+      .set({ lastUsedAt: new Date("2026-03-02T12:00:00.000Z") })
+      .where(eq(apiKeys.id, b.key.id));
+    const writer = new BatchedAuditWriter(db, { intervalMs: 60_000 });
+    await writer.write(row(a.key.id, a.org.id, "2026-03-02T10:00:05.000Z", true));
+    await writer.write(row(b.key.id, b.org.id, "2026-03-02T10:00:09.000Z"));
+    await writer.write(row(a.key.id, a.org.id, "2026-03-02T10:00:07.000Z", true));
+    await writer.write(row(b.key.id, b.org.id, "2026-03-02T10:00:08.000Z"));
+    await writer.flush();
+    const [stampedA] = await db.select().from(apiKeys).where(eq(apiKeys.id, a.key.id));
+    const [stampedB] = await db.select().from(apiKeys).where(eq(apiKeys.id, b.key.id));
+    expect(stampedA?.lastUsedAt?.toISOString()).toBe("2026-03-02T10:00:07.000Z");
+    expect(stampedA?.lastSensitiveAccessAt?.toISOString()).toBe("2026-03-02T10:00:07.000Z");
+    expect(stampedB?.lastUsedAt?.toISOString()).toBe("2026-03-02T12:00:00.000Z");
+    expect(stampedB?.lastSensitiveAccessAt).toBeNull();
+    expect(await db.select().from(auditEvents).where(eq(auditEvents.keyId, b.key.id))).toHaveLength(
+      2,
+    );
+    await writer.close();
+  });
+
   it("commits on its own timer, and on close", async () => {
     const { db } = await getTestDatabase();
     const { org, key } = await keyFor(db, false);

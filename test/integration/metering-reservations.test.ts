@@ -315,22 +315,22 @@ describe(`credit reservations (${testDriver})`, () => {
       const account = held.context.account?.id;
       if (!held.id || !account) throw new Error("no reservation granted");
 
-      // Another session holds the owner's users row: the settlement's INSERT waits on its
-      // foreign-key check, stopped in the middle of writing its uses.
+      // Another session holds credit_uses in SHARE mode: the settlement's INSERT waits for its
+      // ROW EXCLUSIVE lock, stopped where it starts writing its uses.
       let release = () => {};
       const released = new Promise<void>((resolve) => {
         release = resolve;
       });
       let blocked = () => {};
-      const userLocked = new Promise<void>((resolve) => {
+      const tableLocked = new Promise<void>((resolve) => {
         blocked = resolve;
       });
       const blocker = db.transaction(async (tx) => {
-        await tx.execute(sql`select 1 from users where id = ${world.org.ownerUserId} for update`);
+        await tx.execute(sql`lock table credit_uses in share mode`);
         blocked();
         await released;
       });
-      await userLocked;
+      await tableLocked;
       const use = { keyId: first.keyId, route: first.route, requestId: "held-1", at: first.now };
       const settling = settleReservation(
         db,
@@ -342,10 +342,10 @@ describe(`credit reservations (${testDriver})`, () => {
         for (let waited = 0; ; waited += 10) {
           const rows = await db.execute(sql`
             select count(*)::int as n from pg_stat_activity
-             where wait_event_type = 'Lock' and query like '%metering_settle(%'
+             where wait_event_type = 'Lock' and query like '%metering_settle_columns(%'
                and query not like '%pg_stat_activity%'`);
           if (Number((rows as unknown as { rows: { n: number }[] }).rows[0]?.n) > 0) break;
-          if (waited > 10_000) throw new Error("the settlement never waited on the users row");
+          if (waited > 10_000) throw new Error("the settlement never waited on credit_uses");
           await tick(10);
         }
         // Meanwhile every other writer of the pair can take the window row at once.

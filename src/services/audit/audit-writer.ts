@@ -30,7 +30,9 @@ const ROWS_PER_STATEMENT = 500;
 /**
  * Appends rows and stamps each key's last-used times once per batch, in one statement. The rows
  * travel as eight array parameters (one per column) unnested in SQL, so the statement's text and
- * size do not grow with the batch and no SQL is built per row.
+ * size do not grow with the batch and no SQL is built per row. Each key's latest instants are
+ * taken here, from the rows in hand, so PostgreSQL neither returns the inserted rows nor groups
+ * them (measured: a fifth of the statement's time per row went to that).
  */
 export async function recordAgentRequests(
   db: DbOrTx,
@@ -38,6 +40,7 @@ export async function recordAgentRequests(
 ): Promise<void> {
   for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
     const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
+    const stamps = latestStamps(chunk);
     // One bound parameter per column (sql.param: not expanded into a list of parameters).
     const column = <T>(pick: (r: AgentRequestAudit) => T) => sql.param(chunk.map(pick));
     await db.execute(sql`
@@ -49,18 +52,44 @@ export async function recordAgentRequests(
           ${column((r) => r.status)}::int[], ${column((r) => r.sensitive)}::boolean[],
           ${column((r) => r.requestId)}::text[],
           ${column((r) => r.at.toISOString())}::timestamptz[])
-        returning key_id, at, sensitive
-      ), latest as (
-        select key_id, max(at) as at, max(at) filter (where sensitive) as sensitive_at
-          from audit group by key_id
       )
       update api_keys k
          set last_used_at = greatest(k.last_used_at, latest.at),
              last_sensitive_access_at = greatest(k.last_sensitive_access_at, latest.sensitive_at)
-        from latest
+        from unnest(${sql.param(stamps.keys)}::text[], ${sql.param(stamps.ats)}::timestamptz[],
+                    ${sql.param(stamps.sensitiveAts)}::timestamptz[])
+             as latest(key_id, at, sensitive_at)
        where k.id = latest.key_id
     `);
   }
+}
+
+/** Per key of a batch: its latest request, and its latest while holding READ_SENSITIVE. */
+export function latestStamps(rows: readonly AgentRequestAudit[]): {
+  keys: string[];
+  ats: string[];
+  sensitiveAts: (string | null)[];
+} {
+  const latest = new Map<string, { at: Date; sensitiveAt: Date | null }>();
+  for (const r of rows) {
+    const seen = latest.get(r.keyId);
+    if (!seen) {
+      latest.set(r.keyId, { at: r.at, sensitiveAt: r.sensitive ? r.at : null });
+      continue;
+    }
+    if (r.at > seen.at) seen.at = r.at;
+    if (r.sensitive && (seen.sensitiveAt === null || r.at > seen.sensitiveAt))
+      seen.sensitiveAt = r.at;
+  }
+  const keys: string[] = [];
+  const ats: string[] = [];
+  const sensitiveAts: (string | null)[] = [];
+  for (const [key, s] of latest) {
+    keys.push(key);
+    ats.push(s.at.toISOString());
+    sensitiveAts.push(s.sensitiveAt ? s.sensitiveAt.toISOString() : null);
+  }
+  return { keys, ats, sensitiveAts };
 }
 
 /**

@@ -346,7 +346,8 @@ export async function reserveCredits(db: DbOrTx, input: ReserveInput): Promise<R
 
 /**
  * Writes uses admitted from a reservation and, with `done`, ends it (giving back what it still
- * holds). Returns the uses' ids, in order.
+ * holds). Returns the uses' ids, in order. The uses travel as one array parameter per column
+ * (`metering_settle_columns`, drizzle/0018): no per-row JSON to build here or take apart there.
  */
 export async function settleReservation(
   db: DbOrTx,
@@ -354,21 +355,43 @@ export async function settleReservation(
   uses: readonly ReservedUse[],
   done: boolean,
 ): Promise<string[]> {
-  const items = uses.map((u) => ({
-    key: u.keyId,
-    route: u.route,
-    request: u.requestId,
-    at: u.at.toISOString(),
-    source: u.source,
-  }));
+  const n = uses.length;
+  const keys = new Array<string>(n);
+  const routes = new Array<string>(n);
+  const requests = new Array<string>(n);
+  const sources = new Array<string>(n);
+  const ats = new Array<string>(n);
+  for (let i = 0; i < n; i++) {
+    const u = uses[i] as ReservedUse;
+    keys[i] = u.keyId;
+    routes[i] = u.route;
+    requests[i] = u.requestId;
+    sources[i] = u.source;
+    ats[i] = u.at.toISOString();
+  }
+  // sql.param: each array is one bound parameter, not expanded into a list of them.
   const result = await db.execute(sql`
-    SELECT * FROM metering_settle(
+    SELECT metering_settle_columns(
       ${reservation.id}::bigint, ${reservation.userId}::text,
       ${reservation.billingAccountId}::text, ${reservation.orgId}::text,
-      ${JSON.stringify(items)}::jsonb, ${done}::boolean)`);
-  const rows = rowsOf<{ r_ord: number; r_use_id: string | number }>(result);
-  if (rows.length !== uses.length) {
-    throw new Error(`metering_settle answered ${rows.length} rows for ${uses.length}`);
+      ${sql.param(keys)}::text[], ${sql.param(routes)}::text[], ${sql.param(requests)}::text[],
+      ${sql.param(sources)}::text[], ${sql.param(ats)}::timestamptz[], ${done}::boolean) AS ids`);
+  const [row] = rowsOf<{ ids: (string | number | bigint)[] | string }>(result);
+  const ids = row ? idArray(row.ids) : [];
+  if (ids.length !== n) {
+    throw new Error(`metering_settle_columns answered ${ids.length} ids for ${n} uses`);
   }
-  return rows.map((r) => String(r.r_use_id));
+  return ids;
+}
+
+/**
+ * A bigint[] as the drivers hand it over: node-postgres parses it into strings; PGlite gives
+ * numbers (ids stay far below 2^53) or, without a parser for the type, the array literal.
+ */
+function idArray(value: (string | number | bigint)[] | string): string[] {
+  if (typeof value === "string") {
+    const inner = value.slice(1, -1);
+    return inner === "" ? [] : inner.split(",");
+  }
+  return value.map(String);
 }
