@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { serializeReusing } from "../services/json-reuse.ts";
 import type { AppEnv } from "./env.ts";
 
 /** Responses built with the request id among their headers (see `bodyWithId`). */
@@ -6,7 +7,9 @@ const stamped = new WeakSet<Response>();
 
 /**
  * A JSON response that carries `X-Request-Id` (and `headers`) from the start, as one plain header
- * record: what `c.json(body, status, headers)` answers, without its cost on the hot path.
+ * record: what `c.json(body, status, headers)` answers, without its cost on the hot path. The
+ * body is serialised by `serializeReusing` (JSON.stringify's bytes, reusing the bytes kept for
+ * values that never change, such as a stored forecast's weeks).
  */
 export function jsonWithId(
   c: Context<AppEnv>,
@@ -14,7 +17,7 @@ export function jsonWithId(
   status: number,
   headers: Record<string, string> = {},
 ): Response {
-  return bodyWithId(c, JSON.stringify(body), status, {
+  return bodyWithId(c, serializeReusing(body), status, {
     "Content-Type": "application/json",
     ...headers,
   });
@@ -32,7 +35,7 @@ export function jsonWithId(
  */
 export function bodyWithId(
   c: Context<AppEnv>,
-  body: string,
+  body: string | Uint8Array,
   status: number,
   headers: Record<string, string>,
 ): Response {

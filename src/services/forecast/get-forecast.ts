@@ -3,6 +3,7 @@ import { redactWeeks } from "../../domain/forecasting/redact.ts";
 import type { Flow } from "../../domain/forecasting/types.ts";
 import { canSeeSensitive, requireScope, type ServiceContext } from "../context.ts";
 import { NotFoundError } from "../errors.ts";
+import { keepJson } from "../json-reuse.ts";
 import type { ForecastPayload } from "./recompute-forecasts.ts";
 
 /** A week as served: the spec's ForecastWeek (split fields absent on engineVersion 1). */
@@ -63,6 +64,23 @@ export function inflowSplit(
 const payloadCache = new Map<string, ForecastPayload>();
 const CACHE_ENTRIES = 64;
 
+/**
+ * The weeks as served, by snapshot and by what the reader may see (every name, or the names
+ * with these sensitive accounts renamed), with their JSON text kept (`keepJson`): the weeks are
+ * most of the response (every week lists its item ids), and neither the snapshot nor a given
+ * redaction of it ever changes. Bounded like the payloads.
+ */
+const servedCache = new Map<string, { weeks: ServedForecastWeek[]; redactedItemCount: number }>();
+
+function remember<V>(cache: Map<string, V>, key: string, value: V): V {
+  cache.set(key, value);
+  if (cache.size > CACHE_ENTRIES) {
+    const oldest = cache.keys().next().value;
+    if (oldest !== undefined) cache.delete(oldest);
+  }
+  return value;
+}
+
 interface LatestRow {
   scenarioId: string;
   name: string;
@@ -95,7 +113,7 @@ export async function getForecast({
   const result = await ctx.db.execute(sql`
     SELECT sc.id AS "scenarioId", sc.name, sc.kind,
            s.id AS "snapshotId", s.computed_at AS "computedAt", s.engine_version AS "engineVersion",
-           (SELECT string_agg(la.id, ',') FROM ledger_accounts la
+           (SELECT string_agg(la.id, ',' ORDER BY la.id) FROM ledger_accounts la
              WHERE la.org_id = ${orgId} AND la.is_sensitive) AS sensitive
     FROM forecast_scenarios sc
     LEFT JOIN LATERAL (
@@ -119,16 +137,23 @@ export async function getForecast({
       typeof stored.payload === "string"
         ? (JSON.parse(stored.payload) as ForecastPayload)
         : stored.payload;
-    payloadCache.set(row.snapshotId, payload);
-    if (payloadCache.size > CACHE_ENTRIES) {
-      const oldest = payloadCache.keys().next().value;
-      if (oldest !== undefined) payloadCache.delete(oldest);
-    }
+    remember(payloadCache, row.snapshotId, payload);
   }
-  const sensitive = new Set(row.sensitive ? row.sensitive.split(",") : []);
-  const { weeks, redactedItemCount } = canSeeSensitive(ctx)
-    ? { weeks: payload.weeks as ServedForecastWeek[], redactedItemCount: 0 }
-    : redactWeeks(payload.weeks as ServedForecastWeek[], sensitive);
+  const seesAll = canSeeSensitive(ctx);
+  // The sensitive accounts are read with the snapshot: a change of flags is a new redaction.
+  const servedKey = `${row.snapshotId}\u0000${seesAll ? "*" : (row.sensitive ?? "")}`;
+  let served = servedCache.get(servedKey);
+  if (!served) {
+    const sensitive = new Set(row.sensitive ? row.sensitive.split(",") : []);
+    const redacted = seesAll
+      ? { weeks: [...(payload.weeks as ServedForecastWeek[])], redactedItemCount: 0 }
+      : redactWeeks(payload.weeks as ServedForecastWeek[], sensitive);
+    served = remember(servedCache, servedKey, {
+      weeks: keepJson(redacted.weeks),
+      redactedItemCount: redacted.redactedItemCount,
+    });
+  }
+  const { weeks, redactedItemCount } = served;
   const computedAt = row.computedAt instanceof Date ? row.computedAt : new Date(row.computedAt);
   return {
     scenarioId: row.scenarioId,

@@ -1,0 +1,83 @@
+/**
+ * JSON kept, as UTF-8 bytes, for values that never change once built, so a response that
+ * carries one again neither serialises nor encodes it again.
+ *
+ * Why: a stored forecast's `weeks` are about 270 KB of JSON on the benchmark organisation (every
+ * week lists its item ids). Serialising them, building the body string around them and encoding
+ * that to UTF-8 for the socket took more than half of the forecast route's own CPU; the snapshot
+ * behind them never changes once written (get-forecast.ts keeps it parsed).
+ *
+ * The rule that makes it safe: a value handed to `keepJson` is frozen, deeply, so it cannot
+ * change after its bytes were taken.
+ */
+type Bytes = Uint8Array<ArrayBuffer>;
+
+const kept = new WeakMap<object, Bytes>();
+const utf8 = (text: string): Bytes => new Uint8Array(Buffer.from(text, "utf8"));
+
+/** Takes (once) and keeps the JSON of `value` as UTF-8, freezing it; returns the same value. */
+export function keepJson<T extends object>(value: T): T {
+  if (!kept.has(value)) {
+    deepFreeze(value);
+    kept.set(value, utf8(JSON.stringify(value)));
+  }
+  return value;
+}
+
+/**
+ * The bytes of `JSON.stringify(body)`: that string itself when nothing in it was kept, else
+ * its UTF-8 bytes, with the kept bytes of the body (or of any top-level property value) that
+ * went through `keepJson` copied in rather than serialised again.
+ */
+export function serializeReusing(body: unknown): string | Bytes {
+  if (typeof body !== "object" || body === null) return JSON.stringify(body);
+  const whole = kept.get(body);
+  if (whole !== undefined) return whole;
+  if (Array.isArray(body) || typeof (body as { toJSON?: unknown }).toJSON === "function") {
+    return JSON.stringify(body);
+  }
+  const record = body as Record<string, unknown>;
+  const keys = Object.keys(record);
+  let reuses = false;
+  for (const key of keys) {
+    const value = record[key];
+    if (typeof value === "object" && value !== null && kept.has(value)) {
+      reuses = true;
+      break;
+    }
+  }
+  if (!reuses) return JSON.stringify(body);
+  // What JSON.stringify does for a plain object: its own enumerable keys in order, each value
+  // serialised, and those whose value serialises to nothing (undefined, functions) left out.
+  const chunks: Uint8Array[] = [];
+  let text = "{";
+  let first = true;
+  for (const key of keys) {
+    const value = record[key];
+    const bytes = typeof value === "object" && value !== null ? kept.get(value) : undefined;
+    const json = bytes ? "" : (JSON.stringify(value) as string | undefined);
+    if (!bytes && json === undefined) continue;
+    text += `${first ? "" : ","}${JSON.stringify(key)}:`;
+    first = false;
+    if (bytes) {
+      chunks.push(Buffer.from(text, "utf8"), bytes);
+      text = "";
+    } else text += json;
+  }
+  chunks.push(Buffer.from(`${text}}`, "utf8"));
+  let length = 0;
+  for (const chunk of chunks) length += chunk.byteLength;
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
+}
+
+function deepFreeze(value: unknown): void {
+  if (typeof value !== "object" || value === null) return;
+  Object.freeze(value);
+  for (const child of Object.values(value)) deepFreeze(child);
+}
