@@ -40,4 +40,53 @@ describe("serializeReusing", () => {
     expect(Object.isFrozen(weeks[0])).toBe(true);
     expect(text(serializeReusing({ weeks }))).toBe('{"weeks":[{"itemIds":["a"]}]}');
   });
+
+  // Found in review: shapes where splicing could have differed from JSON.stringify.
+  const weeks = keepJson([{ a: 1 }]);
+  const edges: Record<string, () => unknown> = {
+    getter: () => ({
+      weeks,
+      get g() {
+        return 1;
+      },
+    }),
+    symbol: () => ({ weeks, [Symbol("s")]: 1 }),
+    inherited: () => Object.assign(Object.create({ inherited: 1 }), { weeks }),
+    inheritedToJSON: () =>
+      Object.assign(
+        Object.create({
+          toJSON() {
+            return "x";
+          },
+        }),
+        { weeks },
+      ),
+    nonEnumerable: () =>
+      Object.defineProperty({ weeks }, "hidden", { value: 1, enumerable: false }),
+    nested: () => ({ outer: { weeks } }),
+    arrayOfKept: () => [weeks, weeks],
+    toJSONGivenItsKey: () => ({ weeks, v: { toJSON: (k: string) => k } }),
+    map: () => ({ weeks, m: new Map([[1, 2]]) }),
+    leftOut: () => ({ a: undefined, weeks, b: () => 1, c: Symbol("x") }),
+    emptyKey: () => ({ "": weeks }),
+    keptTwice: () => ({ a: weeks, b: weeks }),
+    protoKey: () => {
+      const v = JSON.parse('{"__proto__": 1, "w": 0}');
+      v.w = weeks;
+      return v;
+    },
+  };
+  for (const [name, make] of Object.entries(edges)) {
+    it(`matches JSON.stringify: ${name}`, () => {
+      const body = make();
+      expect(text(serializeReusing(body))).toBe(JSON.stringify(body));
+    });
+  }
+
+  it("keeps plain JSON data only", () => {
+    expect(() => keepJson([{ at: new Date(0) }])).toThrow(TypeError);
+    expect(() => keepJson({ toJSON: () => "x" })).toThrow(TypeError);
+    expect(() => keepJson([new Map()])).toThrow(TypeError);
+    expect(() => keepJson(Object.create(null))).not.toThrow();
+  });
 });

@@ -7,18 +7,23 @@
  * that to UTF-8 for the socket took more than half of the forecast route's own CPU; the snapshot
  * behind them never changes once written (get-forecast.ts keeps it parsed).
  *
- * The rule that makes it safe: a value handed to `keepJson` is frozen, deeply, so it cannot
- * change after its bytes were taken.
+ * The rules that make it safe: a value handed to `keepJson` must be plain JSON data (objects,
+ * arrays and primitives only: no Dates, class instances or `toJSON`, whose text could change or
+ * depend on where they sit), and it is frozen, deeply, so it cannot change after its bytes were
+ * taken. The bytes themselves are shared: nothing may write into a body this module returns.
  */
 type Bytes = Uint8Array<ArrayBuffer>;
 
 const kept = new WeakMap<object, Bytes>();
 const utf8 = (text: string): Bytes => new Uint8Array(Buffer.from(text, "utf8"));
 
-/** Takes (once) and keeps the JSON of `value` as UTF-8, freezing it; returns the same value. */
+/**
+ * Takes (once) and keeps the JSON of `value` as UTF-8, freezing it; returns the same value.
+ * Throws a TypeError for anything but plain JSON data.
+ */
 export function keepJson<T extends object>(value: T): T {
   if (!kept.has(value)) {
-    deepFreeze(value);
+    freezePlainData(value);
     kept.set(value, utf8(JSON.stringify(value)));
   }
   return value;
@@ -48,21 +53,25 @@ export function serializeReusing(body: unknown): string | Bytes {
   }
   if (!reuses) return JSON.stringify(body);
   // What JSON.stringify does for a plain object: its own enumerable keys in order, each value
-  // serialised, and those whose value serialises to nothing (undefined, functions) left out.
+  // serialised (a value's toJSON is given its key), and those that serialise to nothing
+  // (undefined, functions) left out.
   const chunks: Uint8Array[] = [];
   let text = "{";
   let first = true;
   for (const key of keys) {
     const value = record[key];
     const bytes = typeof value === "object" && value !== null ? kept.get(value) : undefined;
-    const json = bytes ? "" : (JSON.stringify(value) as string | undefined);
-    if (!bytes && json === undefined) continue;
-    text += `${first ? "" : ","}${JSON.stringify(key)}:`;
-    first = false;
     if (bytes) {
+      text += `${first ? "" : ","}${JSON.stringify(key)}:`;
       chunks.push(Buffer.from(text, "utf8"), bytes);
       text = "";
-    } else text += json;
+    } else {
+      // `{"key":value}` or `{}`, as JSON.stringify writes this one property.
+      const member = JSON.stringify({ [key]: value }).slice(1, -1);
+      if (member === "") continue;
+      text += `${first ? "" : ","}${member}`;
+    }
+    first = false;
   }
   chunks.push(Buffer.from(`${text}}`, "utf8"));
   let length = 0;
@@ -76,8 +85,13 @@ export function serializeReusing(body: unknown): string | Bytes {
   return out;
 }
 
-function deepFreeze(value: unknown): void {
+function freezePlainData(value: unknown): void {
   if (typeof value !== "object" || value === null) return;
+  const proto = Object.getPrototypeOf(value);
+  const plain = Array.isArray(value) || proto === Object.prototype || proto === null;
+  if (!plain || typeof (value as { toJSON?: unknown }).toJSON === "function") {
+    throw new TypeError("keepJson takes plain JSON data only (no Dates, classes or toJSON)");
+  }
   Object.freeze(value);
-  for (const child of Object.values(value)) deepFreeze(child);
+  for (const child of Object.values(value)) freezePlainData(child);
 }

@@ -1,8 +1,12 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import type { Db } from "../../src/db/client.ts";
 import { apiKeys, auditEvents } from "../../src/db/schema/index.ts";
-import { BatchedAuditWriter } from "../../src/services/audit/audit-writer.ts";
+import {
+  BatchedAuditWriter,
+  latestStamps,
+  recordAgentRequests,
+} from "../../src/services/audit/audit-writer.ts";
 import { createTestKey } from "../helpers/api.ts";
 import { createTestOrg } from "../helpers/factories.ts";
 import { getTestDatabase, testDriver } from "../helpers/test-db.ts";
@@ -138,4 +142,87 @@ describe(`batched audit writer (${testDriver})`, () => {
     ]);
     await writer.close();
   });
+
+  it("stamps keys in id order, whatever order the batch saw them in", () => {
+    const rows = ["k3", "k1", "k2", "k1"].map((keyId, i) =>
+      row(keyId, "org", `2026-03-02T10:00:0${i}.000Z`, keyId === "k2"),
+    );
+    expect(latestStamps(rows)).toEqual({
+      keys: ["k1", "k2", "k3"],
+      ats: ["2026-03-02T10:00:03.000Z", "2026-03-02T10:00:02.000Z", "2026-03-02T10:00:00.000Z"],
+      sensitiveAts: [null, "2026-03-02T10:00:02.000Z", null],
+    });
+  });
+
+  it("writes a batch of more than one statement all or nothing", async () => {
+    const { db } = await getTestDatabase();
+    const { org, key } = await keyFor(db, false);
+    const rows = Array.from({ length: 1200 }, (_, i) =>
+      row(key.id, org.id, new Date(Date.UTC(2026, 2, 2, 10, 0, 0, i)).toISOString()),
+    );
+    // The last chunk fails (a status that is not an integer): nothing of the batch stays.
+    const bad = [...rows.slice(0, 1199), { ...(rows[1199] as (typeof rows)[number]), status: 1.5 }];
+    await expect(recordAgentRequests(db, bad)).rejects.toThrow();
+    expect(await db.select().from(auditEvents).where(eq(auditEvents.keyId, key.id))).toHaveLength(
+      0,
+    );
+    await recordAgentRequests(db, rows);
+    expect(await db.select().from(auditEvents).where(eq(auditEvents.keyId, key.id))).toHaveLength(
+      1200,
+    );
+    const [stamped] = await db.select().from(apiKeys).where(eq(apiKeys.id, key.id));
+    expect(stamped?.lastUsedAt?.toISOString()).toBe("2026-03-02T10:00:01.199Z");
+  });
+
+  // Two sessions at once: PGlite has one. Found in review: batches that saw the same keys in
+  // opposite orders locked api_keys rows in those orders and deadlocked (40P01).
+  it.runIf(testDriver === "postgres")(
+    "does not deadlock two instances stamping the same keys",
+    async () => {
+      const { db } = await getTestDatabase();
+      const org = await createTestOrg(db);
+      const ids: string[] = [];
+      for (let i = 0; i < 10; i++) {
+        const k = await createTestKey(db, {
+          kind: "ORG",
+          orgId: org.id,
+          label: `k${i}`,
+          scopes: ["READ_BANK"],
+        });
+        ids.push(k.id);
+      }
+      // A production-sized api_keys table: the plan then walks the batch's keys in its order.
+      await db.execute(sql`
+        INSERT INTO api_keys (id, family, kind, prefix, secret_digest, label, scopes, reach, org_id,
+                              created_by_user_id)
+        SELECT 'pad-' || g, family, kind, 'pad-' || g, secret_digest, label, scopes, reach, org_id,
+               created_by_user_id
+          FROM api_keys, generate_series(1, 20000) g WHERE id = ${ids[0]}`);
+      await db.execute(sql`ANALYZE api_keys`);
+      const errors: string[] = [];
+      const loop = async (order: string[]) => {
+        const end = Date.now() + 2000;
+        while (Date.now() < end) {
+          const at = new Date();
+          const rows = order.map((keyId, i) => ({
+            ...row(keyId, org.id, at.toISOString()),
+            requestId: `r${i}`,
+          }));
+          try {
+            await recordAgentRequests(db, rows);
+          } catch (e) {
+            const err = e as { cause?: { code?: string }; code?: string };
+            errors.push(String(err.cause?.code ?? err.code ?? e));
+          }
+        }
+      };
+      try {
+        await Promise.all([loop(ids), loop([...ids].reverse())]);
+      } finally {
+        await db.execute(sql`DELETE FROM api_keys WHERE id LIKE 'pad-%'`);
+      }
+      expect(errors).toEqual([]);
+    },
+    20_000,
+  );
 });

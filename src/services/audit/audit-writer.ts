@@ -28,43 +28,64 @@ export function immediateAuditWriter(db: DbOrTx): AuditWriter {
 const ROWS_PER_STATEMENT = 500;
 
 /**
- * Appends rows and stamps each key's last-used times once per batch, in one statement. The rows
- * travel as eight array parameters (one per column) unnested in SQL, so the statement's text and
- * size do not grow with the batch and no SQL is built per row. Each key's latest instants are
- * taken here, from the rows in hand, so PostgreSQL neither returns the inserted rows nor groups
- * them (measured: a fifth of the statement's time per row went to that).
+ * Appends rows and stamps each key's last-used times once per batch. The rows travel as eight
+ * array parameters (one per column) unnested in SQL, so the statement's text and size do not
+ * grow with the batch and no SQL is built per row. Each key's latest instants are taken here,
+ * from the rows in hand, so PostgreSQL neither returns the inserted rows nor groups them
+ * (measured: a fifth of the statement's time per row went to that).
+ *
+ * A batch of up to 500 rows is one statement; a larger one is one transaction (its chunks'
+ * inserts, then the stamps), so a failure leaves nothing written and the retry writes each row
+ * once. Keys are stamped in id order, so two instances stamping the same keys lock them in the
+ * same order and never deadlock.
  */
 export async function recordAgentRequests(
   db: DbOrTx,
   rows: readonly AgentRequestAudit[],
 ): Promise<void> {
-  for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
-    const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
-    const stamps = latestStamps(chunk);
-    // One bound parameter per column (sql.param: not expanded into a list of parameters).
-    const column = <T>(pick: (r: AgentRequestAudit) => T) => sql.param(chunk.map(pick));
-    await db.execute(sql`
-      with audit as (
-        insert into audit_events (key_id, org_id, method, route, status, sensitive, request_id, at)
-        select * from unnest(
-          ${column((r) => r.keyId)}::text[], ${column((r) => r.orgId)}::text[],
-          ${column((r) => r.method)}::text[], ${column((r) => r.route)}::text[],
-          ${column((r) => r.status)}::int[], ${column((r) => r.sensitive)}::boolean[],
-          ${column((r) => r.requestId)}::text[],
-          ${column((r) => r.at.toISOString())}::timestamptz[])
-      )
-      update api_keys k
-         set last_used_at = greatest(k.last_used_at, latest.at),
-             last_sensitive_access_at = greatest(k.last_sensitive_access_at, latest.sensitive_at)
-        from unnest(${sql.param(stamps.keys)}::text[], ${sql.param(stamps.ats)}::timestamptz[],
-                    ${sql.param(stamps.sensitiveAts)}::timestamptz[])
-             as latest(key_id, at, sensitive_at)
-       where k.id = latest.key_id
-    `);
+  if (rows.length === 0) return;
+  const stamps = stampKeys(latestStamps(rows));
+  if (rows.length <= ROWS_PER_STATEMENT) {
+    await db.execute(sql`with audit as (${insertRows(rows)}) ${stamps}`);
+    return;
   }
+  await db.transaction(async (tx) => {
+    for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+      await tx.execute(insertRows(rows.slice(i, i + ROWS_PER_STATEMENT)));
+    }
+    await tx.execute(stamps);
+  });
 }
 
-/** Per key of a batch: its latest request, and its latest while holding READ_SENSITIVE. */
+function insertRows(rows: readonly AgentRequestAudit[]) {
+  // One bound parameter per column (sql.param: not expanded into a list of parameters).
+  const column = <T>(pick: (r: AgentRequestAudit) => T) => sql.param(rows.map(pick));
+  return sql`
+    insert into audit_events (key_id, org_id, method, route, status, sensitive, request_id, at)
+    select * from unnest(
+      ${column((r) => r.keyId)}::text[], ${column((r) => r.orgId)}::text[],
+      ${column((r) => r.method)}::text[], ${column((r) => r.route)}::text[],
+      ${column((r) => r.status)}::int[], ${column((r) => r.sensitive)}::boolean[],
+      ${column((r) => r.requestId)}::text[],
+      ${column((r) => r.at.toISOString())}::timestamptz[])`;
+}
+
+/** `greatest()` keeps the stamps monotonic whatever order batches commit in. */
+function stampKeys(stamps: ReturnType<typeof latestStamps>) {
+  return sql`
+    update api_keys k
+       set last_used_at = greatest(k.last_used_at, latest.at),
+           last_sensitive_access_at = greatest(k.last_sensitive_access_at, latest.sensitive_at)
+      from unnest(${sql.param(stamps.keys)}::text[], ${sql.param(stamps.ats)}::timestamptz[],
+                  ${sql.param(stamps.sensitiveAts)}::timestamptz[])
+           as latest(key_id, at, sensitive_at)
+     where k.id = latest.key_id`;
+}
+
+/**
+ * Per key of a batch, in key id order: its latest request, and its latest while holding
+ * READ_SENSITIVE.
+ */
 export function latestStamps(rows: readonly AgentRequestAudit[]): {
   keys: string[];
   ats: string[];
@@ -81,11 +102,11 @@ export function latestStamps(rows: readonly AgentRequestAudit[]): {
     if (r.sensitive && (seen.sensitiveAt === null || r.at > seen.sensitiveAt))
       seen.sensitiveAt = r.at;
   }
-  const keys: string[] = [];
+  const keys = [...latest.keys()].sort();
   const ats: string[] = [];
   const sensitiveAts: (string | null)[] = [];
-  for (const [key, s] of latest) {
-    keys.push(key);
+  for (const key of keys) {
+    const s = latest.get(key) as { at: Date; sensitiveAt: Date | null };
     ats.push(s.at.toISOString());
     sensitiveAts.push(s.sensitiveAt ? s.sensitiveAt.toISOString() : null);
   }
