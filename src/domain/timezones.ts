@@ -10,34 +10,45 @@ export function isIanaTimezone(name: string): boolean {
 }
 
 /**
- * One formatter per zone: building an `Intl.DateTimeFormat` costs about a hundred times what
- * formatting with one does (measured: `localDate` was a third of the cash-position route's CPU
- * when it built one per call). Zones are few; the map is bounded all the same.
+ * `en-CA` formatters by options and zone, made once: building an `Intl.DateTimeFormat` costs
+ * about a hundred times formatting with one (measured: `localDate` was a third of the
+ * cash-position route's CPU when it built one per call). `options` must be a constant object
+ * of the caller's module (it is the cache key, by identity); zones are few, and each options'
+ * map is bounded all the same.
  */
-const dateFormats = new Map<string, Intl.DateTimeFormat>();
-const DATE_FORMATS_MAX = 512;
+const formats = new WeakMap<Intl.DateTimeFormatOptions, Map<string, Intl.DateTimeFormat>>();
+const ZONES_PER_OPTIONS = 512;
 
-function dateFormat(timezone: string): Intl.DateTimeFormat {
-  let format = dateFormats.get(timezone);
+export function zonedFormat(
+  options: Intl.DateTimeFormatOptions,
+  timezone: string,
+): Intl.DateTimeFormat {
+  let byZone = formats.get(options);
+  if (!byZone) {
+    byZone = new Map();
+    formats.set(options, byZone);
+  }
+  let format = byZone.get(timezone);
   if (!format) {
-    format = new Intl.DateTimeFormat("en-CA", {
-      timeZone: timezone,
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-    });
-    if (dateFormats.size >= DATE_FORMATS_MAX) dateFormats.clear();
-    dateFormats.set(timezone, format);
+    format = new Intl.DateTimeFormat("en-CA", { ...options, timeZone: timezone });
+    if (byZone.size >= ZONES_PER_OPTIONS) byZone.clear();
+    byZone.set(timezone, format);
   }
   return format;
 }
+
+const DATE_PARTS: Intl.DateTimeFormatOptions = {
+  year: "numeric",
+  month: "2-digit",
+  day: "2-digit",
+};
 
 /** The calendar date (`YYYY-MM-DD`) of `instant` in `timezone`. */
 export function localDate(instant: Date, timezone: string): string {
   let year = "";
   let month = "";
   let day = "";
-  for (const part of dateFormat(timezone).formatToParts(instant)) {
+  for (const part of zonedFormat(DATE_PARTS, timezone).formatToParts(instant)) {
     if (part.type === "year") year = part.value;
     else if (part.type === "month") month = part.value;
     else if (part.type === "day") day = part.value;

@@ -1,4 +1,5 @@
 import { money } from "../domain/money.ts";
+import { zonedFormat } from "../domain/timezones.ts";
 
 /**
  * An amount for people: thousands separators and two decimals, from the exact decimal string
@@ -13,31 +14,16 @@ export function formatAmount(value: string): string {
   return `${d.isNegative() && !d.isZero() ? "-" : ""}${grouped}.${cents}`;
 }
 
-/**
- * One formatter per zone: building an `Intl.DateTimeFormat` costs about a hundred times a format
- * with it, and a page of 50 audit rows formatted 50 instants. Bounded.
- */
-const instantFormats = new Map<string, Intl.DateTimeFormat>();
-
-function instantFormat(timezone: string): Intl.DateTimeFormat {
-  let format = instantFormats.get(timezone);
-  if (!format) {
-    format = new Intl.DateTimeFormat("en-CA", {
-      timeZone: timezone,
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-      hourCycle: "h23",
-      timeZoneName: "short",
-    });
-    if (instantFormats.size >= 512) instantFormats.clear();
-    instantFormats.set(timezone, format);
-  }
-  return format;
-}
+const INSTANT_PARTS: Intl.DateTimeFormatOptions = {
+  year: "numeric",
+  month: "2-digit",
+  day: "2-digit",
+  hour: "2-digit",
+  minute: "2-digit",
+  second: "2-digit",
+  hourCycle: "h23",
+  timeZoneName: "short",
+};
 
 /**
  * `2026-03-02 14:04` in the organisation's zone (with `seconds`, `…:05`; with `zone`, the zone's
@@ -51,7 +37,7 @@ export function formatInstant(
   if (!value) return "—";
   const d = typeof value === "string" ? new Date(value) : value;
   if (Number.isNaN(d.getTime())) return "—";
-  const parts = instantFormat(timezone).formatToParts(d);
+  const parts = zonedFormat(INSTANT_PARTS, timezone).formatToParts(d);
   const get = (t: string) => parts.find((p) => p.type === t)?.value ?? "";
   const time = `${get("hour")}:${get("minute")}${opts.seconds ? `:${get("second")}` : ""}`;
   return `${get("year")}-${get("month")}-${get("day")} ${time}${opts.zone ? ` ${get("timeZoneName")}` : ""}`;
