@@ -3,7 +3,7 @@ import { ConfigError, loadConfig } from "../config.ts";
 import { DatabaseUnavailableError, openDatabase } from "../db/client.ts";
 import { offsetClock, systemClock } from "../domain/clock.ts";
 import { AmountRangeError } from "../domain/forecasting/cents.ts";
-import { ServiceError } from "../services/errors.ts";
+import { NotFoundError, ServiceError } from "../services/errors.ts";
 import { ParsedArgs, UsageError } from "./args.ts";
 import type { CliContext } from "./command.ts";
 import { COMMANDS } from "./commands/index.ts";
@@ -51,9 +51,10 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const command = COMMANDS.find((c) => c.name === name);
+  let args: ParsedArgs | undefined;
   try {
     if (!command) throw new UsageError(`unknown command "${name}" (run "cashrunway help")`);
-    const args = ParsedArgs.parse(rest, command.booleanFlags);
+    args = ParsedArgs.parse(rest, command.booleanFlags);
     if (args.has("help")) {
       process.stdout.write(`${command.usage.map((u) => `cashrunway ${u}`).join("\n")}\n`);
       return 0;
@@ -79,6 +80,13 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     const e = err as Error;
     if (e instanceof UsageError) {
       process.stderr.write(`cashrunway ${name}: ${e.message}\n`);
+      return 2;
+    }
+    // An --org naming no organisation is the caller's argument, whichever command met it: the
+    // same line and exit code everywhere (README, "Command line").
+    const orgId = args?.string("org");
+    if (e instanceof NotFoundError && /^organisation\b/.test(e.message) && orgId !== undefined) {
+      process.stderr.write(`cashrunway ${name}: no organisation "${orgId}"\n`);
       return 2;
     }
     if (

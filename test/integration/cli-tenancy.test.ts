@@ -295,6 +295,19 @@ describe("the cashrunway executable", () => {
       expect(badConfig.status).toBe(1);
       expect(badConfig.stderr).toMatch(/PORT="eighty"/);
 
+      // An --org naming no organisation: the same line and exit code from every command, lists
+      // included (they answered an empty list before).
+      for (const argv of [
+        ["keys", "list", "--org", "org_nope"],
+        ["billing", "show", "--org", "org_nope"],
+        ["scenario", "list", "--org", "org_nope"],
+      ]) {
+        const missing = run(argv, env);
+        expect(missing.status, argv.join(" ")).toBe(2);
+        expect(missing.stdout).toBe("");
+        expect(missing.stderr).toBe(`cashrunway ${argv[0]}: no organisation "org_nope"\n`);
+      }
+
       const version = run(["--version"], env);
       expect(version.status).toBe(0);
       expect(version.stdout).toMatch(/^cashrunway \d+\.\d+\.\d+\n$/);

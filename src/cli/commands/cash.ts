@@ -8,6 +8,7 @@ import {
 } from "../../services/forecast/manual-items.ts";
 import { recomputeForecasts } from "../../services/forecast/recompute-forecasts.ts";
 import { orgContext } from "../../services/forecast/system-context.ts";
+import { requireOrganisation } from "../../services/orgs/require-organisation.ts";
 import { type ParsedArgs, UsageError } from "../args.ts";
 import type { CliContext, Command } from "../command.ts";
 
@@ -136,6 +137,7 @@ async function item(args: ParsedArgs, ctx: CliContext) {
   if (action === "list") {
     args.allowOnly("org");
     await withDb(ctx, orgId, async (db) => {
+      await requireOrganisation(db, orgId);
       const items = await listManualItems(db, orgId);
       ctx.print(
         { items },

@@ -1,6 +1,6 @@
 import type { ScenarioAssumptions } from "../../domain/forecasting/types.ts";
 import { quoted } from "../../domain/quoted.ts";
-import { NotFoundError, ServiceError } from "../../services/errors.ts";
+import { ServiceError } from "../../services/errors.ts";
 import { backtestOrganisation } from "../../services/forecast/backtest.ts";
 import { explainForecastWeek } from "../../services/forecast/explain.ts";
 import { getForecast } from "../../services/forecast/get-forecast.ts";
@@ -15,6 +15,7 @@ import {
   listScenarios,
 } from "../../services/forecast/scenarios.ts";
 import { orgContext } from "../../services/forecast/system-context.ts";
+import { requireOrganisation } from "../../services/orgs/require-organisation.ts";
 import { type ParsedArgs, UsageError } from "../args.ts";
 import type { CliContext, Command } from "../command.ts";
 
@@ -24,11 +25,6 @@ async function withDb<T>(ctx: CliContext, f: (db: DbOf) => Promise<T>): Promise<
   const database = await ctx.openDatabase();
   try {
     return await f(database.db);
-  } catch (e) {
-    if (e instanceof NotFoundError && e.message === "organisation not found") {
-      throw new UsageError("no such organisation");
-    }
-    throw e;
   } finally {
     await database.close();
   }
@@ -109,6 +105,7 @@ export const forecastCommand: Command = {
       const week = args.int("week", 1, 13);
       if (week === undefined) throw new UsageError("--week N (1 to 13) is required");
       await withDb(ctx, async (db) => {
+        await requireOrganisation(db, orgId);
         const scenarioId = args.string("scenario");
         const e = await explainForecastWeek(db, {
           orgId,
@@ -220,6 +217,7 @@ export const scenarioCommand: Command = {
       const now = ctx.clock.now();
       if (sub === "list") {
         args.allowOnly("org");
+        await requireOrganisation(db, orgId);
         const list = await listScenarios(db, orgId);
         ctx.print(
           {

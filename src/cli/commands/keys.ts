@@ -6,6 +6,7 @@ import type { ApiKeySummary } from "../../services/keys/key-views.ts";
 import { listApiKeys } from "../../services/keys/list-api-keys.ts";
 import { revokeApiKey } from "../../services/keys/revoke-api-key.ts";
 import { rotateApiKey } from "../../services/keys/rotate-api-key.ts";
+import { requireOrganisation } from "../../services/orgs/require-organisation.ts";
 import { type ParsedArgs, UsageError } from "../args.ts";
 import type { CliContext, Command } from "../command.ts";
 
@@ -138,6 +139,7 @@ export const keysCommand: Command = {
       args.allowOnly("org");
       const orgId = args.string("org");
       action = async (db) => {
+        if (orgId !== undefined) await requireOrganisation(db, orgId);
         const keys = await listApiKeys(db, orgId ? { orgId } : {});
         ctx.print({ keys }, keys.length ? keys.map(humanRow) : "No keys.");
       };

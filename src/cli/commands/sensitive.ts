@@ -1,3 +1,4 @@
+import { requireOrganisation } from "../../services/orgs/require-organisation.ts";
 import { setSensitive } from "../../services/sensitivity/set-sensitive.ts";
 import { UsageError } from "../args.ts";
 import type { Command } from "../command.ts";
@@ -19,6 +20,7 @@ export const sensitiveCommand: Command = {
     const orgId = args.requireString("org");
     const database = await ctx.openDatabase();
     try {
+      await requireOrganisation(database.db, orgId);
       const r = await setSensitive(database.db, {
         orgId,
         target: account !== undefined ? { account } : { contact: contact ?? "" },
