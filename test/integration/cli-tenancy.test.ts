@@ -5,6 +5,9 @@ import { join } from "node:path";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../../src/cli/args.ts";
+import { cashCommand } from "../../src/cli/commands/cash.ts";
+import { forecastCommand, scenarioCommand } from "../../src/cli/commands/forecast.ts";
+import { keysCommand } from "../../src/cli/commands/keys.ts";
 import { orgCommand } from "../../src/cli/commands/org.ts";
 import { partnerCommand } from "../../src/cli/commands/partner.ts";
 import { sensitiveCommand } from "../../src/cli/commands/sensitive.ts";
@@ -263,6 +266,25 @@ describe(`tenancy commands (${testDriver})`, () => {
     await expect(
       runCommand(sensitiveCommand, ["--org", org.id, "--account", "477", "--contact", "C-1", "on"]),
     ).rejects.toThrow(/exactly one/);
+  });
+});
+
+describe(`an --org naming no organisation (${testDriver})`, () => {
+  it("is refused by the listings and the explainer, not answered with an empty list", async () => {
+    const org = await createTestOrg((await getTestDatabase()).db);
+    for (const [command, argv] of [
+      [keysCommand, ["list", "--org", "org_nope"]],
+      [cashCommand, ["item", "list", "--org", "org_nope"]],
+      [scenarioCommand, ["list", "--org", "org_nope"]],
+      [forecastCommand, ["explain", "--org", "org_nope", "--week", "1"]],
+      [sensitiveCommand, ["--org", "org_nope", "--account", "200", "on"]],
+    ] as const) {
+      await expect(runCommand(command, [...argv]), argv.join(" ")).rejects.toThrow(
+        /organisation not found|no organisation "org_nope"/,
+      );
+    }
+    // An organisation that exists still lists (empty).
+    expect(await runCommand(keysCommand, ["list", "--org", org.id])).toEqual([{ keys: [] }]);
   });
 });
 

@@ -436,6 +436,32 @@ describe(`GET /api/agent/forecast (${testDriver})`, () => {
     expect(nested.text).toBe(r.text);
   });
 
+  it("serves the same snapshot's weeks afresh when an account's sensitive flag changes", async () => {
+    // The served weeks are kept per snapshot and redaction (get-forecast.ts): a flag changed
+    // without a recompute must still show at once, both ways, and never to the wrong key.
+    const w = await world();
+    const read = (key: string) =>
+      getJson<ForecastResponseBody>(w.t.app, "/api/agent/forecast", key);
+    const before = await read(w.plain.key);
+    expect(before.body.redactedItemCount).toBe(2);
+    expect(before.text).not.toContain("Wages");
+
+    const flag = (isSensitive: boolean) =>
+      w.t.db.update(ledgerAccounts).set({ isSensitive }).where(eq(ledgerAccounts.id, w.wages.id));
+    await flag(false);
+    const cleared = await read(w.plain.key);
+    expect(cleared.body.computedAt).toBe(before.body.computedAt);
+    expect(cleared.body.redactedItemCount).toBe(0);
+    expect(cleared.body.weeks[1]?.categories?.accounts[w.wages.id]?.name).toBe("Wages");
+
+    await flag(true);
+    const again = await read(w.plain.key);
+    expect(again.text).toBe(before.text);
+    const full = await read(w.full.key);
+    expect(full.body.weeks[1]?.categories?.accounts[w.wages.id]?.name).toBe("Wages");
+    expect(full.body.redactedItemCount).toBe(0);
+  });
+
   it("renames sensitive accounts per (week, account) without READ_SENSITIVE, never the amounts", async () => {
     const w = await world();
     const hidden = await getJson<ForecastResponseBody>(w.t.app, "/api/agent/forecast", w.plain.key);

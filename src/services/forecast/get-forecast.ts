@@ -97,6 +97,7 @@ interface LatestRow {
  * exist) or has no snapshot yet. A composite endpoint: without READ_SENSITIVE, the names in
  * `weeks[].categories.accounts` of sensitive accounts become "Sensitive account" (one count per
  * (week, account) pair in redactedItemCount); amounts, ids and the trajectory are never masked.
+ * The `weeks` returned are shared between requests and frozen: read them, never change them.
  */
 export async function getForecast({
   ctx,
