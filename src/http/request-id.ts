@@ -2,8 +2,12 @@ import type { Context } from "hono";
 import { serializeReusing } from "../services/json-reuse.ts";
 import type { AppEnv } from "./env.ts";
 
-/** Responses built with the request id among their headers (see `bodyWithId`). */
-const stamped = new WeakSet<Response>();
+/**
+ * Marks responses built with the request id among their headers (see `bodyWithId`). A property
+ * rather than a WeakSet: a WeakSet entry per response is a weak (ephemeron) reference the garbage
+ * collector has to process, on every request.
+ */
+const STAMPED = Symbol("carriesRequestId");
 
 /**
  * A JSON response that carries `X-Request-Id` (and `headers`) from the start, as one plain header
@@ -17,9 +21,10 @@ export function jsonWithId(
   status: number,
   headers: Record<string, string> = {},
 ): Response {
-  return bodyWithId(c, serializeReusing(body), status, {
+  return stampedResponse(serializeReusing(body), status, {
     "Content-Type": "application/json",
     ...headers,
+    "X-Request-Id": c.get("requestId"),
   });
 }
 
@@ -39,15 +44,21 @@ export function bodyWithId(
   status: number,
   headers: Record<string, string>,
 ): Response {
-  const res = new Response(body, {
-    status,
-    headers: { ...headers, "X-Request-Id": c.get("requestId") },
-  });
-  stamped.add(res);
+  return stampedResponse(body, status, { ...headers, "X-Request-Id": c.get("requestId") });
+}
+
+/** The response, marked as carrying its request id (`headers` must hold it). */
+function stampedResponse(
+  body: string | Uint8Array,
+  status: number,
+  headers: Record<string, string>,
+): Response {
+  const res = new Response(body, { status, headers });
+  (res as Response & { [STAMPED]?: true })[STAMPED] = true;
   return res;
 }
 
 /** Whether the response already carries the request id (built by one of the helpers above). */
 export function carriesRequestId(res: Response): boolean {
-  return stamped.has(res);
+  return (res as Response & { [STAMPED]?: true })[STAMPED] === true;
 }

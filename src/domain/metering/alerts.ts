@@ -54,6 +54,10 @@ export const CREDIT_WARN_SHARE = 0.9;
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
+function billingAlert(severity: AlertSeverity, kind: BillingAlertKind, message: string) {
+  return { severity, kind, message, cta: BILLING_CTA } satisfies BillingAlert;
+}
+
 /**
  * The billing alert for a subscription and, when the key has a billable seat, its credit window.
  * When several conditions hold, the most severe wins; among equals: subscription status, then
@@ -66,52 +70,72 @@ export function billingAlertFor(input: {
   credits: { limit: number; used: number; remaining: number; nextCreditInMinutes: number } | null;
 }): BillingAlert | null {
   const found: BillingAlert[] = [];
-  const add = (severity: AlertSeverity, kind: BillingAlertKind, message: string) =>
-    found.push({ severity, kind, message, cta: BILLING_CTA });
 
   if (input.status === "past_due") {
-    add(
-      "critical",
-      "past_due",
-      "The last payment failed: update the payment method to keep access.",
+    found.push(
+      billingAlert(
+        "critical",
+        "past_due",
+        "The last payment failed: update the payment method to keep access.",
+      ),
     );
   } else if (input.status === "canceled") {
-    add("critical", "canceled", "The subscription is canceled: renew it to keep access.");
+    found.push(
+      billingAlert(
+        "critical",
+        "canceled",
+        "The subscription is canceled: renew it to keep access.",
+      ),
+    );
   } else if (input.status === "trial_ended") {
-    add("critical", "trial_ended", "The free trial has ended: choose a plan to keep access.");
+    found.push(
+      billingAlert(
+        "critical",
+        "trial_ended",
+        "The free trial has ended: choose a plan to keep access.",
+      ),
+    );
   }
 
   const c = input.credits;
   if (c && c.remaining === 0) {
-    add(
-      "critical",
-      "credits_exhausted",
-      `Query credits for this 5-hour window are used up (${c.used} of ${c.limit}); the next ` +
-        `frees in ${plural(c.nextCreditInMinutes, "minute")}. Upgrade the plan or turn on ` +
-        "automatic top-up.",
+    found.push(
+      billingAlert(
+        "critical",
+        "credits_exhausted",
+        `Query credits for this 5-hour window are used up (${c.used} of ${c.limit}); the next ` +
+          `frees in ${plural(c.nextCreditInMinutes, "minute")}. Upgrade the plan or turn on ` +
+          "automatic top-up.",
+      ),
     );
   } else if (c && c.limit > 0 && c.used >= CREDIT_WARN_SHARE * c.limit) {
-    add(
-      "warn",
-      "credits_low",
-      `${c.used} of ${c.limit} query credits of this 5-hour window are used ` +
-        `(${plural(c.remaining, "credit")} left).`,
+    found.push(
+      billingAlert(
+        "warn",
+        "credits_low",
+        `${c.used} of ${c.limit} query credits of this 5-hour window are used ` +
+          `(${plural(c.remaining, "credit")} left).`,
+      ),
     );
   }
 
   const days = input.status === "trialing" ? input.trialDaysRemaining : null;
   if (days !== null && days <= TRIAL_WARN_DAYS) {
     if (days <= 1) {
-      add(
-        "critical",
-        "trial_ending",
-        "The free trial ends within a day: choose a plan to keep access.",
+      found.push(
+        billingAlert(
+          "critical",
+          "trial_ending",
+          "The free trial ends within a day: choose a plan to keep access.",
+        ),
       );
     } else {
-      add(
-        "warn",
-        "trial_ending",
-        `The free trial ends in ${days} days: choose a plan to keep access.`,
+      found.push(
+        billingAlert(
+          "warn",
+          "trial_ending",
+          `The free trial ends in ${days} days: choose a plan to keep access.`,
+        ),
       );
     }
   }

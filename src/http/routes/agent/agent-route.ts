@@ -238,11 +238,10 @@ export function registerOrgRoute<
       // targetOrg() set it; its absence is a wiring bug, not a client error.
       if (!ctx) throw new Error("route handler ran without a ServiceContext");
       // Validated by the route's own schemas before the handler runs (openapi() validators).
-      const valid = (target: "query" | "param"): unknown => c.req.valid(target as never);
-      const query = (spec.query ? valid("query") : {}) as Parameters<
+      const query = (spec.query ? c.req.valid("query" as never) : {}) as Parameters<
         typeof spec.handler
       >[1]["query"];
-      const all = (params ? valid("param") : {}) as Record<string, unknown>;
+      const all = (params ? c.req.valid("param" as never) : {}) as Record<string, unknown>;
       const { orgId: _orgId, ...flatParams } = all;
       const result = await spec.handler(
         ctx,

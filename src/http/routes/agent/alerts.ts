@@ -100,9 +100,8 @@ export function addAlerts<B>(body: B, admission: MeterAdmission | undefined): B 
   const figures = admission?.figures;
   if (!figures || (!figures.billingAlert && !figures.ledgerAlert)) return body;
   if (typeof body !== "object" || body === null || Array.isArray(body)) return body;
-  return {
-    ...body,
-    ...(figures.billingAlert ? { billingAlert: figures.billingAlert } : {}),
-    ...(figures.ledgerAlert ? { ledgerAlert: figures.ledgerAlert } : {}),
-  };
+  const withAlerts: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  if (figures.billingAlert) withAlerts.billingAlert = figures.billingAlert;
+  if (figures.ledgerAlert) withAlerts.ledgerAlert = figures.ledgerAlert;
+  return withAlerts as B;
 }
