@@ -82,10 +82,10 @@ export const auditEvents = pgTable(
     requestId: text("request_id").notNull(),
     at: timestamp("at", { withTimezone: true }).notNull(),
   },
-  (t) => [
-    index("audit_events_key_at_idx").on(t.keyId, t.at),
-    index("audit_events_org_at_idx").on(t.orgId, t.at),
-  ],
+  // Read by key only (the settings screen's audit trail of a key, newest first). No index by
+  // organisation: nothing reads the rows that way, and every agent request would pay for it
+  // (drizzle/0019_audit_without_org_index.sql).
+  (t) => [index("audit_events_key_at_idx").on(t.keyId, t.at)],
 );
 
 /**
