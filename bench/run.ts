@@ -238,8 +238,16 @@ async function benchDriver(driver: string): Promise<{
       for (const [, url] of Object.entries(targets)) {
         await load(url + endpoint.path, { connections: CONNECTIONS, seconds: 1, headers }); // warm-up
       }
+      const order = Object.entries(targets) as [keyof typeof targets, string][];
       for (let round = 0; round < ROUNDS; round++) {
-        for (const [name, url] of Object.entries(targets) as [keyof typeof targets, string][]) {
+        // Each round starts one target later, so every target takes every position in turn:
+        // none always runs right after another (in one process, a target inherits the garbage
+        // and the warm or cold caches its predecessor leaves).
+        const rotated = [
+          ...order.slice(round % order.length),
+          ...order.slice(0, round % order.length),
+        ];
+        for (const [name, url] of rotated) {
           samples[name].push(
             await load(url + endpoint.path, {
               connections: CONNECTIONS,
@@ -257,7 +265,9 @@ async function benchDriver(driver: string): Promise<{
       );
       const atRate: Record<"unmetered" | "real", LoadResult[]> = { unmetered: [], real: [] };
       for (let round = 0; round < ROUNDS; round++) {
-        for (const name of ["unmetered", "real"] as const) {
+        const pair =
+          round % 2 === 0 ? (["unmetered", "real"] as const) : (["real", "unmetered"] as const);
+        for (const name of pair) {
           atRate[name].push(
             await load(targets[name] + endpoint.path, {
               connections: CONNECTIONS,
