@@ -31,6 +31,16 @@ describe(`database (${testDriver})`, () => {
     expect(seat).toHaveLength(1);
   });
 
+  it("indexes audit rows by key only: the settings screen's trail, no index nobody reads", async () => {
+    const { db } = await getTestDatabase();
+    const result = await db.execute(
+      sql`select indexname, indexdef from pg_indexes where tablename = 'audit_events' order by indexname`,
+    );
+    const rows = (result as unknown as { rows: { indexname: string; indexdef: string }[] }).rows;
+    expect(rows.map((r) => r.indexname)).toEqual(["audit_events_key_at_idx", "audit_events_pkey"]);
+    expect(rows[0]?.indexdef).toMatch(/\(key_id, at\)/);
+  });
+
   it("refuses to update, delete or truncate audit rows", async () => {
     const { db } = await getTestDatabase();
     const org = await createTestOrg(db);
