@@ -32,7 +32,7 @@ import { createApp } from "../src/app.ts";
 import { cursorSecretOf, loadConfig } from "../src/config.ts";
 import { offsetClock } from "../src/domain/clock.ts";
 import { ALL_BUT_SENSITIVE } from "../src/domain/scopes.ts";
-import { noopMetering } from "../src/http/middleware/metering.ts";
+import { noopMetering } from "../src/http/pipeline/metering.ts";
 import { createLogger } from "../src/logger.ts";
 import { BatchedAuditWriter } from "../src/services/audit/audit-writer.ts";
 import type { ServiceContext } from "../src/services/context.ts";

@@ -32,7 +32,7 @@ import {
 import { offsetClock } from "../src/domain/clock.ts";
 import { limitsWith } from "../src/domain/metering/plans.ts";
 import { ALL_BUT_SENSITIVE } from "../src/domain/scopes.ts";
-import { createMetering, noopMetering } from "../src/http/middleware/metering.ts";
+import { createMetering, noopMetering } from "../src/http/pipeline/metering.ts";
 import { createLogger } from "../src/logger.ts";
 import { BatchedAuditWriter } from "../src/services/audit/audit-writer.ts";
 import { setBilling } from "../src/services/billing/set-billing.ts";

@@ -2,9 +2,9 @@ import { randomUUID } from "node:crypto";
 import type { Context } from "hono";
 import { createApi } from "./http/api.ts";
 import type { AppDeps, AppEnv } from "./http/env.ts";
-import { errorBody, onError } from "./http/errors.ts";
-import { allowedMethodsOf } from "./http/method-not-allowed.ts";
-import { carriesRequestId, jsonWithId } from "./http/request-id.ts";
+import { onError } from "./http/errors.ts";
+import { allowedMethodsOf, notServed } from "./http/method-not-allowed.ts";
+import { carriesRequestId } from "./http/request-id.ts";
 import { registerAgentApi } from "./http/routes/agent/index.ts";
 import { lazyChild } from "./logger.ts";
 import { registerWeb } from "./web/index.tsx";
@@ -50,21 +50,7 @@ export function createApp(deps: AppDeps) {
   // A path that exists for other methods answers 405 with Allow (after authentication on the
   // agent API, like a 404, so routes cannot be enumerated without a key).
   const allowedMethods = allowedMethodsOf(app.routes);
-  app.notFound((c: Context<AppEnv>) => {
-    const allowed = allowedMethods(c.req.path);
-    if (allowed.length > 0 && !allowed.includes(c.req.method)) {
-      return jsonWithId(
-        c,
-        errorBody(
-          "method_not_allowed",
-          `${c.req.method} is not served here; use ${allowed.join(" or ")}.`,
-        ),
-        405,
-        { Allow: allowed.join(", ") },
-      );
-    }
-    return jsonWithId(c, errorBody("not_found", "No such route."), 404);
-  });
+  app.notFound((c: Context<AppEnv>) => notServed(c, allowedMethods(c.req.path)));
   app.onError(onError);
   return app;
 }

@@ -6,7 +6,7 @@ import { type Database, openDatabase } from "./db/client.ts";
 import { organisations } from "./db/schema/index.ts";
 import { type Clock, offsetClock, systemClock } from "./domain/clock.ts";
 import { DEFAULT_LIMITS } from "./domain/metering/plans.ts";
-import { createMetering } from "./http/middleware/metering.ts";
+import { createMetering } from "./http/pipeline/metering.ts";
 import { createHttpServer } from "./http/server.ts";
 import { startScheduler } from "./jobs/scheduler.ts";
 import { createLogger, type Logger } from "./logger.ts";

@@ -1,7 +1,6 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "./env.ts";
-import { errorBody } from "./errors.ts";
-import { jsonWithId } from "./request-id.ts";
+import { invalidParameter, respondError } from "./errors.ts";
 
 /**
  * An OpenAPIHono whose validation failures answer 400 `invalid_parameter` naming the parameter,
@@ -10,17 +9,7 @@ import { jsonWithId } from "./request-id.ts";
 export function createApi() {
   return new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {
-      if (result.success) return;
-      const issue = result.error.issues[0];
-      const parameter = issue ? issue.path.join(".") : undefined;
-      const message = issue
-        ? `${parameter ? `${parameter}: ` : ""}${issue.message}`
-        : "Invalid request.";
-      return jsonWithId(
-        c,
-        errorBody("invalid_parameter", message, parameter ? { parameter } : {}),
-        400,
-      );
+      if (!result.success) return respondError(c, invalidParameter(result.error));
     },
   });
 }

@@ -6,7 +6,7 @@ import type { AuditWriter } from "../services/audit/audit-writer.ts";
 import type { AuthenticatedKey, ServiceContext } from "../services/context.ts";
 import type { VerifiedKeyCache } from "../services/keys/verified-key-cache.ts";
 import type { MeterAdmission } from "../services/metering/metering.ts";
-import type { MeteringHook } from "./middleware/metering.ts";
+import type { MeteringHook } from "./pipeline/metering.ts";
 
 /** What createApp needs; tests pass their own (a shared test database, a fixed clock). */
 export interface AppDeps {
@@ -34,9 +34,7 @@ export interface AppEnv {
     ctx?: ServiceContext;
     /** The matched route template for audit and metering, e.g. `/api/agent/contacts/{id}`. */
     routeTemplate?: string;
-    /** Set by the metering step when it admits: headers, figures and alerts for the response. */
-    metering?: MeterAdmission;
     /** The admission being decided (it may run alongside the handler): see `admittedFor`. */
-    meteringAdmission?: Promise<MeterAdmission | undefined>;
+    meteringAdmission?: MeterAdmission | Promise<MeterAdmission | undefined>;
   };
 }

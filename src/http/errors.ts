@@ -74,7 +74,20 @@ export function respondError(c: Context<AppEnv>, err: ServiceError) {
   return jsonWithId(c, errorBody(err.code, err.message, err.details), err.status, err.headers);
 }
 
-export function onError(err: Error, c: Context<AppEnv>) {
+/**
+ * 400 `invalid_parameter` for a failed Zod validation of a query or path: the first issue's
+ * message, prefixed by and naming the parameter it concerns. Never Zod's raw error object.
+ */
+export function invalidParameter(error: z.ZodError): ServiceError {
+  const issue = error.issues[0];
+  const parameter = issue ? issue.path.join(".") : undefined;
+  const message = issue
+    ? `${parameter ? `${parameter}: ` : ""}${issue.message}`
+    : "Invalid request.";
+  return new ServiceError("invalid_parameter", message, parameter ? { parameter } : {});
+}
+
+export function onError(err: unknown, c: Context<AppEnv>) {
   if (err instanceof ServiceError) return respondError(c, err);
   const requestId = c.get("requestId");
   c.get("logger")?.error({ err, requestId }, "unhandled error");

@@ -1,3 +1,8 @@
+import type { Context } from "hono";
+import type { AppEnv } from "./env.ts";
+import { errorBody } from "./errors.ts";
+import { jsonWithId } from "./request-id.ts";
+
 /**
  * Which methods a path is served for, from the application's registered routes: the answer to a
  * request whose path exists but whose method does not (405 with `Allow`, instead of 404).
@@ -46,4 +51,23 @@ function patternOf(path: string): RegExp {
     })
     .join("/");
   return new RegExp(`^${source}$`);
+}
+
+/**
+ * The answer for a request no route serves: 405 `method_not_allowed` with `Allow` when the path
+ * is served for other methods (`allowed`, from `allowedMethodsOf`), else 404 `not_found`.
+ */
+export function notServed(c: Context<AppEnv>, allowed: readonly string[]): Response {
+  if (allowed.length > 0 && !allowed.includes(c.req.method)) {
+    return jsonWithId(
+      c,
+      errorBody(
+        "method_not_allowed",
+        `${c.req.method} is not served here; use ${allowed.join(" or ")}.`,
+      ),
+      405,
+      { Allow: allowed.join(", ") },
+    );
+  }
+  return jsonWithId(c, errorBody("not_found", "No such route."), 404);
 }

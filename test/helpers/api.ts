@@ -4,8 +4,9 @@ import { ConfigSchema } from "../../src/config.ts";
 import type { Db } from "../../src/db/client.ts";
 import { fixedClock } from "../../src/domain/clock.ts";
 import type { AppDeps } from "../../src/http/env.ts";
-import { type MeteringHook, noopMetering } from "../../src/http/middleware/metering.ts";
+import { type MeteringHook, noopMetering } from "../../src/http/pipeline/metering.ts";
 import { createLogger } from "../../src/logger.ts";
+import type { AuditWriter } from "../../src/services/audit/audit-writer.ts";
 import {
   type CreateApiKeyInput,
   type CreatedApiKey,
@@ -42,6 +43,8 @@ export async function testApp(
     metering?: MeteringHook;
     /** The server's verified-key cache (default: none, so every request reads its key). */
     keyCache?: VerifiedKeyCache;
+    /** Where audit rows go (default: committed one by one before each response). */
+    auditWriter?: AuditWriter;
   } = {},
 ): Promise<TestApp> {
   const database = await getTestDatabase();
@@ -61,6 +64,7 @@ export async function testApp(
     logger,
     metering: opts.metering ?? noopMetering,
     ...(opts.keyCache ? { keyCache: opts.keyCache } : {}),
+    ...(opts.auditWriter ? { auditWriter: opts.auditWriter } : {}),
   };
   return { app: createApp(deps), deps, db: database.db, clock, logs };
 }

@@ -1,14 +1,10 @@
 import { asc, eq, sql } from "drizzle-orm";
-import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import type { Db } from "../../src/db/client.ts";
 import { apiKeys, auditEvents } from "../../src/db/schema/index.ts";
 import { generateApiKey, keyChecksum } from "../../src/domain/keys.ts";
 import { SCOPES, type Scope } from "../../src/domain/scopes.ts";
-import type { AppEnv } from "../../src/http/env.ts";
-import { auditTrail } from "../../src/http/middleware/audit.ts";
-import type { MeteringContext, MeteringHook } from "../../src/http/middleware/metering.ts";
-import { createLogger } from "../../src/logger.ts";
+import type { MeteringContext, MeteringHook } from "../../src/http/pipeline/metering.ts";
 import { ServiceError } from "../../src/services/errors.ts";
 import { revokeApiKey } from "../../src/services/keys/revoke-api-key.ts";
 import { rotateApiKey } from "../../src/services/keys/rotate-api-key.ts";
@@ -556,35 +552,27 @@ describe(`agent request pipeline (${testDriver})`, () => {
     });
 
     it("turns a failed audit write into a 500 instead of serving unaudited data", async () => {
-      const failing = {
-        execute: async () => {
-          throw new Error("database down");
+      const t = await testApp({
+        auditWriter: {
+          write: async () => {
+            throw new Error("database down");
+          },
+          flush: async () => {},
+          close: async () => {},
         },
-      } as unknown as Db;
-      const app = new Hono<AppEnv>();
-      app.use("*", async (c, next) => {
-        c.set("requestId", "r");
-        c.set("logger", createLogger("silent"));
-        c.set("key", {
-          id: "key_x",
-          prefix: "aaaaaaaaaa",
-          family: "cr_live",
-          kind: "ORG",
-          reach: "OWN_ORG",
-          scopes: ["READ_BANK"],
-          label: "x",
-          createdByUserId: "usr_x",
-          orgId: "org_x",
-          partnerId: null,
-          pinnedOrgIds: null,
-        });
-        await next();
       });
-      app.use("*", auditTrail({ db: failing, clock: { now: () => TEST_NOW } }));
-      app.get("/data", (c) => c.json({ secret: "payload" }));
-      const res = await app.request("/data");
+      const org = await createTestOrg(t.db);
+      const k = await createTestKey(t.db, {
+        kind: "ORG",
+        orgId: org.id,
+        label: "l",
+        scopes: ["READ_BANK"],
+      });
+      const res = await get(t.app, "/api/agent/bank-accounts", k.key);
       expect(res.status).toBe(500);
-      expect(await res.text()).not.toContain("payload");
+      const text = await res.text();
+      expect(JSON.parse(text)).toMatchObject({ error: "internal_error" });
+      expect(text).not.toContain("accounts");
     });
   });
 

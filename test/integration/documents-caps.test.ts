@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { noopMetering } from "../../src/http/middleware/metering.ts";
+import { noopMetering } from "../../src/http/pipeline/metering.ts";
 import type { ContactsListResponse } from "../../src/http/routes/agent/contacts/index.ts";
 import type {
   BillsResponse,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { contacts } from "../../src/db/schema/index.ts";
-import { noopMetering } from "../../src/http/middleware/metering.ts";
+import { noopMetering } from "../../src/http/pipeline/metering.ts";
 import {
   type ContactDrillResponse,
   ContactDrillResponseSchema,

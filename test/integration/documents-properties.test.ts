@@ -9,7 +9,7 @@ import {
   ledgerAccounts,
 } from "../../src/db/schema/index.ts";
 import { money } from "../../src/domain/money.ts";
-import { noopMetering } from "../../src/http/middleware/metering.ts";
+import { noopMetering } from "../../src/http/pipeline/metering.ts";
 import type { ContactsListResponse } from "../../src/http/routes/agent/contacts/index.ts";
 import type { Invoice } from "../../src/http/routes/agent/invoices/index.ts";
 import { createTestKey, getJson, type TestApp, testApp } from "../helpers/api.ts";

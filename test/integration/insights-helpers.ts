@@ -5,7 +5,7 @@ import { and, eq } from "drizzle-orm";
 import type { Plan } from "../../src/db/schema/index.ts";
 import { contacts, ledgerAccounts } from "../../src/db/schema/index.ts";
 import type { Scope } from "../../src/domain/scopes.ts";
-import { noopMetering } from "../../src/http/middleware/metering.ts";
+import { noopMetering } from "../../src/http/pipeline/metering.ts";
 import { importLedgerFolder } from "../../src/services/sync/import-ledger.ts";
 import { createTestKey, type TestApp, testApp } from "../helpers/api.ts";
 import { createTestOrg } from "../helpers/factories.ts";

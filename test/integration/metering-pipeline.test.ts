@@ -5,9 +5,8 @@ import { billingEvents, organisations } from "../../src/db/schema/index.ts";
 import { limitsWith } from "../../src/domain/metering/plans.ts";
 import { createApi } from "../../src/http/api.ts";
 import { onError } from "../../src/http/errors.ts";
-import { auditTrail } from "../../src/http/middleware/audit.ts";
-import { authenticate } from "../../src/http/middleware/authenticate.ts";
 import { registerOrgRoute } from "../../src/http/routes/agent/agent-route.ts";
+import { mountAgentApi } from "../../src/http/routes/agent/dispatch.ts";
 import type { StatusResponse } from "../../src/http/routes/agent/status/index.ts";
 import { createLogger } from "../../src/logger.ts";
 import { setBilling, setSeat } from "../../src/services/billing/set-billing.ts";
@@ -43,26 +42,20 @@ async function widgetApi(metering: Metering) {
     c.set("logger", createLogger("silent"));
     await next();
   });
-  api.use("/api/agent/*", authenticate(db, { publicPaths: [] }));
-  api.use("/api/agent/*", auditTrail({ db, clock }));
-  registerOrgRoute(
-    api,
-    { db, clock, metering },
-    {
-      path: "/api/agent/widgets/{id}",
-      operationId: "getWidget",
-      tags: ["widgets"],
-      summary: "A widget",
-      description: "Test route.",
-      scope: "READ_BANK",
-      params: z.object({ id: z.string().min(3) }),
-      response: { schema: z.object({ id: z.string() }), description: "The widget." },
-      handler: async (_ctx, { params }) => {
-        if (params.id === "boom") throw new Error("handler failure");
-        return { id: params.id };
-      },
+  registerOrgRoute(api, mountAgentApi(api, { db, clock, metering }), {
+    path: "/api/agent/widgets/{id}",
+    operationId: "getWidget",
+    tags: ["widgets"],
+    summary: "A widget",
+    description: "Test route.",
+    scope: "READ_BANK",
+    params: z.object({ id: z.string().min(3) }),
+    response: { schema: z.object({ id: z.string() }), description: "The widget." },
+    handler: async (_ctx, { params }) => {
+      if (params.id === "boom") throw new Error("handler failure");
+      return { id: params.id };
     },
-  );
+  });
   api.onError(onError);
   return api;
 }

@@ -5,7 +5,7 @@ import { isLosslessNumber, parse } from "lossless-json";
 import { describe, expect, it } from "vitest";
 import { money, sum } from "../../src/domain/money.ts";
 import { ALL_BUT_SENSITIVE } from "../../src/domain/scopes.ts";
-import { noopMetering } from "../../src/http/middleware/metering.ts";
+import { noopMetering } from "../../src/http/pipeline/metering.ts";
 import type { RevenueSummaryResponse } from "../../src/http/routes/agent/revenue-summary/schema.ts";
 import { seedDemo } from "../../src/services/demo/seed-demo.ts";
 import { createTestKey, getJson, testApp } from "../helpers/api.ts";

@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { boolArray, intArray, textArray } from "../../db/array-literal.ts";
 import type { DbOrTx } from "../../db/client.ts";
 import { type AgentRequestAudit, recordAgentRequest } from "../../db/queries/audit.ts";
 import type { Logger } from "../../logger.ts";
@@ -6,10 +7,10 @@ import type { Logger } from "../../logger.ts";
 /** Where the pipeline sends one audit row per authenticated agent request. */
 export interface AuditWriter {
   /**
-   * Accepts one row. Resolves once the row is accepted (immediate writer: committed; batched
-   * writer: buffered, or committed when the buffer is full). Rejects if it cannot be kept.
+   * Accepts one row: nothing when it is accepted at once (the batched writer's buffer), else a
+   * promise that resolves once it is (committed) and rejects if it cannot be kept.
    */
-  write(row: AgentRequestAudit): Promise<void>;
+  write(row: AgentRequestAudit): Promise<void> | void;
   /** Commits everything accepted so far. */
   flush(): Promise<void>;
   /** Flushes and stops the timer; used on graceful shutdown. */
@@ -58,16 +59,17 @@ export async function recordAgentRequests(
 }
 
 function insertRows(rows: readonly AgentRequestAudit[]) {
-  // One bound parameter per column (sql.param: not expanded into a list of parameters).
-  const column = <T>(pick: (r: AgentRequestAudit) => T) => sql.param(rows.map(pick));
+  // One bound parameter per column, sent as an array literal (db/array-literal.ts).
+  const text = (pick: (r: AgentRequestAudit) => string | null) => textArray(rows.map(pick));
   return sql`
     insert into audit_events (key_id, org_id, method, route, status, sensitive, request_id, at)
     select * from unnest(
-      ${column((r) => r.keyId)}::text[], ${column((r) => r.orgId)}::text[],
-      ${column((r) => r.method)}::text[], ${column((r) => r.route)}::text[],
-      ${column((r) => r.status)}::int[], ${column((r) => r.sensitive)}::boolean[],
-      ${column((r) => r.requestId)}::text[],
-      ${column((r) => r.at.toISOString())}::timestamptz[])`;
+      ${text((r) => r.keyId)}::text[], ${text((r) => r.orgId)}::text[],
+      ${text((r) => r.method)}::text[], ${text((r) => r.route)}::text[],
+      ${intArray(rows.map((r) => r.status))}::int[],
+      ${boolArray(rows.map((r) => r.sensitive))}::boolean[],
+      ${text((r) => r.requestId)}::text[],
+      ${text((r) => r.at.toISOString())}::timestamptz[])`;
 }
 
 /** `greatest()` keeps the stamps monotonic whatever order batches commit in. */
@@ -76,8 +78,8 @@ function stampKeys(stamps: ReturnType<typeof latestStamps>) {
     update api_keys k
        set last_used_at = greatest(k.last_used_at, latest.at),
            last_sensitive_access_at = greatest(k.last_sensitive_access_at, latest.sensitive_at)
-      from unnest(${sql.param(stamps.keys)}::text[], ${sql.param(stamps.ats)}::timestamptz[],
-                  ${sql.param(stamps.sensitiveAts)}::timestamptz[])
+      from unnest(${textArray(stamps.keys)}::text[], ${textArray(stamps.ats)}::timestamptz[],
+                  ${textArray(stamps.sensitiveAts)}::timestamptz[])
            as latest(key_id, at, sensitive_at)
      where k.id = latest.key_id`;
 }
@@ -153,20 +155,25 @@ export class BatchedAuditWriter implements AuditWriter {
     return this.opts.intervalMs ?? 100;
   }
 
-  async write(row: AgentRequestAudit): Promise<void> {
+  write(row: AgentRequestAudit): Promise<void> | undefined {
     this.buffer.push(row);
     if (this.closed || this.buffer.length >= (this.opts.maxBuffered ?? 20_000)) {
-      try {
-        await this.flush();
-      } catch (err) {
-        // This request will answer 500: drop its row, which would claim the original status.
-        this.buffer = this.buffer.filter((r) => r !== row);
-        throw err;
-      }
-      return;
+      return this.flushWith(row);
     }
     if (this.buffer.length >= (this.opts.batchSize ?? 1000)) void this.flushQuietly();
     else this.schedule(this.intervalMs);
+    return undefined;
+  }
+
+  /** Commits the buffer, `row` included, before `row`'s request answers. */
+  private async flushWith(row: AgentRequestAudit): Promise<void> {
+    try {
+      await this.flush();
+    } catch (err) {
+      // This request will answer 500: drop its row, which would claim the original status.
+      this.buffer = this.buffer.filter((r) => r !== row);
+      throw err;
+    }
   }
 
   private schedule(delayMs: number) {

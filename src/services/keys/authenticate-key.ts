@@ -3,6 +3,7 @@ import { findApiKeyForAuth } from "../../db/queries/api-keys.ts";
 import {
   checksumHolds,
   DUMMY_DIGEST,
+  type ParsedApiKey,
   parseApiKeyShape,
   secretMatchesDigest,
 } from "../../domain/keys.ts";
@@ -27,13 +28,42 @@ export async function authenticateKey(
 ): Promise<AuthenticatedKey | null> {
   const parsed = parseApiKeyShape(rawKey);
   if (!parsed) return null;
+  return verifyFromCache(parsed, cache) ?? verifyFromDatabase(db, parsed, cache);
+}
+
+/**
+ * The answer `authenticateKey` gives without the database, when it has one: null for a malformed
+ * key; for a prefix in the cache, the key (or null for a wrong secret or family); undefined when
+ * the database must be read. Synchronous, so the request pipeline pays no promise for a cached
+ * key.
+ */
+export function authenticateKeyFromCache(
+  rawKey: string,
+  cache?: VerifiedKeyCache,
+): AuthenticatedKey | null | undefined {
+  const parsed = parseApiKeyShape(rawKey);
+  if (!parsed) return null;
+  return verifyFromCache(parsed, cache);
+}
+
+function verifyFromCache(
+  parsed: ParsedApiKey,
+  cache: VerifiedKeyCache | undefined,
+): AuthenticatedKey | null | undefined {
   const cached = cache?.get(parsed.prefix);
-  if (cached) {
-    // The whole secret against the stored digest: a match implies the checksum (see
-    // parseApiKeyShape), so the checksum's own hash is skipped on this, the hot, path.
-    const matches = secretMatchesDigest(parsed.secret, cached.secretDigest);
-    return matches && cached.family === parsed.family ? cached.key : null;
-  }
+  if (!cached) return undefined;
+  // The whole secret against the stored digest: a match implies the checksum (see
+  // parseApiKeyShape), so the checksum's own hash is skipped on this, the hot, path.
+  const matches = secretMatchesDigest(parsed.secret, cached.secretDigest);
+  return matches && cached.family === parsed.family ? cached.key : null;
+}
+
+/** A key not (or no longer) in memory: one indexed read by prefix. */
+async function verifyFromDatabase(
+  db: DbOrTx,
+  parsed: ParsedApiKey,
+  cache: VerifiedKeyCache | undefined,
+): Promise<AuthenticatedKey | null> {
   // A mistyped key is refused here, without a database read.
   if (!checksumHolds(parsed)) return null;
   const token = cache?.readToken();

@@ -17,6 +17,20 @@ export class OrgForbiddenError extends ServiceError {
 }
 
 /**
+ * `resolveTargetOrg` without the database, for an organisation key: it reaches exactly its own
+ * organisation, read with the key (any other `pathOrgId` is refused). Undefined for USER and
+ * PARTNER keys, whose reach is read. Synchronous, so the pipeline pays no promise for it.
+ */
+export function ownTargetOrg(
+  key: AuthenticatedKey,
+  pathOrgId: string | undefined,
+): OrgRef | undefined {
+  if (key.kind !== "ORG" || !key.ownOrg) return undefined;
+  if (pathOrgId !== undefined && pathOrgId !== key.ownOrg.id) throw new OrgForbiddenError();
+  return key.ownOrg;
+}
+
+/**
  * The organisation a request reads.
  *
  * - Nested form (`pathOrgId` given, `/api/agent/orgs/{orgId}/…`): that organisation if the key
@@ -30,11 +44,8 @@ export async function resolveTargetOrg(
   key: AuthenticatedKey,
   pathOrgId: string | undefined,
 ): Promise<OrgRef> {
-  // An organisation key reaches exactly its own organisation, already read with the key.
-  if (key.kind === "ORG" && key.ownOrg) {
-    if (pathOrgId !== undefined && pathOrgId !== key.ownOrg.id) throw new OrgForbiddenError();
-    return key.ownOrg;
-  }
+  const own = ownTargetOrg(key, pathOrgId);
+  if (own) return own;
   if (pathOrgId !== undefined) {
     if (!PLAUSIBLE_ORG_ID.test(pathOrgId)) throw new OrgForbiddenError();
     const [org] = await listReachableOrgRows(db, key, { onlyOrgId: pathOrgId, limit: 1 });

@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { textArray } from "../../db/array-literal.ts";
 import type { DbOrTx } from "../../db/client.ts";
 import type { CreditDecision, CreditWindowState } from "../../domain/metering/credit-window.ts";
 import type { PlanName } from "../../domain/metering/plans.ts";
@@ -369,13 +370,13 @@ export async function settleReservation(
     sources[i] = u.source;
     ats[i] = u.at.toISOString();
   }
-  // sql.param: each array is one bound parameter, not expanded into a list of them.
+  // Each column is one bound parameter, sent as an array literal (db/array-literal.ts).
   const result = await db.execute(sql`
     SELECT metering_settle_columns(
       ${reservation.id}::bigint, ${reservation.userId}::text,
       ${reservation.billingAccountId}::text, ${reservation.orgId}::text,
-      ${sql.param(keys)}::text[], ${sql.param(routes)}::text[], ${sql.param(requests)}::text[],
-      ${sql.param(sources)}::text[], ${sql.param(ats)}::timestamptz[], ${done}::boolean) AS ids`);
+      ${textArray(keys)}::text[], ${textArray(routes)}::text[], ${textArray(requests)}::text[],
+      ${textArray(sources)}::text[], ${textArray(ats)}::timestamptz[], ${done}::boolean) AS ids`);
   const [row] = rowsOf<{ ids: (string | number | bigint)[] | string }>(result);
   const ids = row ? idArray(row.ids) : [];
   if (ids.length !== n) {

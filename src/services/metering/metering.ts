@@ -250,83 +250,128 @@ export class Metering {
   }
 
   async admit(req: MeterRequest): Promise<MeterAdmission> {
+    return await this.admitSoon(req);
+  }
+
+  /**
+   * `admit`, answered synchronously when the decision needs no round trip: the burst cap in
+   * process and a credit from this instance's reservation for the pair (the hot path of a busy
+   * key), or a route without credits and organisation. Otherwise its promise. A refusal is thrown
+   * (synchronously, or as the promise's rejection).
+   */
+  admitSoon(req: MeterRequest): MeterAdmission | Promise<MeterAdmission> {
     const bucket = burstBucket(req);
+    let decided: MeterAdmission | Promise<MeterAdmission>;
     try {
-      const admission = await this.decide(req, bucket);
-      if (this.goodStanding.size >= GOOD_STANDING_MAX) this.goodStanding.clear();
-      this.goodStanding.add(bucket);
-      return admission;
+      decided = this.decide(req, bucket);
     } catch (err) {
       this.goodStanding.delete(bucket);
       throw err;
     }
+    if (!(decided instanceof Promise)) return this.inGoodStanding(bucket, decided);
+    return decided.then(
+      (admission) => this.inGoodStanding(bucket, admission),
+      (err: unknown) => {
+        this.goodStanding.delete(bucket);
+        throw err;
+      },
+    );
   }
 
-  private async decide(req: MeterRequest, bucket: string): Promise<MeterAdmission> {
+  private inGoodStanding(bucket: string, admission: MeterAdmission): MeterAdmission {
+    if (this.goodStanding.size >= GOOD_STANDING_MAX) this.goodStanding.clear();
+    this.goodStanding.add(bucket);
+    return admission;
+  }
+
+  /** Burst cap first, then the credit (see `admitSoon` for when it answers synchronously). */
+  private decide(req: MeterRequest, bucket: string): MeterAdmission | Promise<MeterAdmission> {
     // The in-process limiter answers synchronously: no promise on the hot path.
-    const burst =
-      this.burst instanceof InProcessBurstLimiter
-        ? this.burst.takeNow(bucket, req.now)
-        : await this.burst.take(bucket, req.now);
+    if (this.burst instanceof InProcessBurstLimiter) {
+      return this.afterBurst(req, this.burst.takeNow(bucket, req.now));
+    }
+    return this.burst.take(bucket, req.now).then((burst) => this.afterBurst(req, burst));
+  }
+
+  private afterBurst(
+    req: MeterRequest,
+    burst: BurstDecision,
+  ): MeterAdmission | Promise<MeterAdmission> {
     const burstState = burstPolicy(burst);
     if (!burst.allowed) throw this.rateLimited(burst, burstState);
+    if (req.org) return this.credit(req, req.org, burst, burstState);
+    if (!req.chargesCredit) return unbilled(burst, burstState);
+    return this.billedOrgWithoutTarget(req.key).then((org) =>
+      org ? this.credit(req, org, burst, burstState) : unbilled(burst, burstState),
+    );
+  }
 
-    let org = req.org;
-    if (!org && req.chargesCredit) org = await this.billedOrgWithoutTarget(req.key);
-    if (!org) {
-      return {
-        figures: null,
-        headers: rateLimitHeaders([burstState]),
-        burstToken: burst.token,
-        creditUseId: null,
-      };
-    }
-    const orgId = org.id;
+  /** One query credit (or, for an exempt route, the window's figures without one). */
+  private credit(
+    req: MeterRequest,
+    org: OrgRef,
+    burst: BurstDecision,
+    burstState: RateLimitPolicyState,
+  ): MeterAdmission | Promise<MeterAdmission> {
     const userId = req.key.createdByUserId;
     const windowMs = this.limits.creditWindowMs;
     const allowance = this.limits.allowance;
-
-    let context: BillingContext;
-    let state: CreditWindowState | null;
-    let quotaUsed: number;
-    let creditUseId: string | null = null;
-    if (req.chargesCredit) {
-      // Built field by field, not spread from a shared object: this runs on every request.
-      const input: CreditAdmitInput = {
-        userId,
-        orgId,
-        now: req.now,
-        windowMs,
-        allowance,
-        keyId: req.key.id,
-        route: req.routeTemplate,
-        requestId: req.requestId,
-        packs: this.limits.topUpPack,
-      };
-      // A busy pair's calls are admitted from this instance's reservation, synchronously (no
-      // store round trip to guard); every other call goes to the store under the guard.
-      const admitted =
-        this.store.admitHeld?.(input) ??
-        (await this.guard(
-          (signal) => this.store.admit({ ...input, signal }),
-          (late) => this.refundLate(late),
-        ));
-      if (admitted.decision === "no_account" || admitted.decision === "no_seat") {
-        throw noBillableSeat(admitted.decision === "no_account");
-      }
-      if (admitted.decision === "refuse") {
-        // A refusal always comes with the window it was refused on.
-        if (!admitted.state) throw new Error("credit refusal without a window");
-        throw this.creditsExhausted(admitted.state, req.now, burstState);
-      }
-      ({ context, state, quotaUsed } = admitted);
-      creditUseId = admitted.useId;
-    } else {
-      ({ context, state, quotaUsed } = await this.guard(() =>
-        this.store.inspect({ userId, orgId, now: req.now, windowMs, allowance }),
-      ));
+    if (!req.chargesCredit) {
+      return this.guard(() =>
+        this.store.inspect({ userId, orgId: org.id, now: req.now, windowMs, allowance }),
+      ).then((window) => this.admission(req, org.id, burst, burstState, window, null));
     }
+    // Built field by field, not spread from a shared object: this runs on every request.
+    const input: CreditAdmitInput = {
+      userId,
+      orgId: org.id,
+      now: req.now,
+      windowMs,
+      allowance,
+      keyId: req.key.id,
+      route: req.routeTemplate,
+      requestId: req.requestId,
+      packs: this.limits.topUpPack,
+    };
+    // A busy pair's calls are admitted from this instance's reservation, synchronously (no
+    // store round trip to guard); every other call goes to the store under the guard.
+    const held = this.store.admitHeld?.(input);
+    if (held) return this.charged(req, org.id, burst, burstState, held);
+    return this.guard(
+      (signal) => this.store.admit({ ...input, signal }),
+      (late) => this.refundLate(late),
+    ).then((admitted) => this.charged(req, org.id, burst, burstState, admitted));
+  }
 
+  /** The store's answer to a charged call: the admission, or its refusal (thrown). */
+  private charged(
+    req: MeterRequest,
+    orgId: string,
+    burst: BurstDecision,
+    burstState: RateLimitPolicyState,
+    admitted: CreditAdmitResult,
+  ): MeterAdmission {
+    if (admitted.decision === "no_account" || admitted.decision === "no_seat") {
+      throw noBillableSeat(admitted.decision === "no_account");
+    }
+    if (admitted.decision === "refuse") {
+      // A refusal always comes with the window it was refused on.
+      if (!admitted.state) throw new Error("credit refusal without a window");
+      throw this.creditsExhausted(admitted.state, req.now, burstState);
+    }
+    return this.admission(req, orgId, burst, burstState, admitted, admitted.useId);
+  }
+
+  /** An admitted request's figures and headers. */
+  private admission(
+    req: MeterRequest,
+    orgId: string,
+    burst: BurstDecision,
+    burstState: RateLimitPolicyState,
+    window: { context: BillingContext; state: CreditWindowState | null; quotaUsed: number },
+    creditUseId: string | null,
+  ): MeterAdmission {
+    const { context, state, quotaUsed } = window;
     const figures = meterFigures({
       orgId,
       context,
@@ -336,17 +381,13 @@ export class Metering {
       limits: this.limits,
     });
     const policies = [burstState];
-    if (state && figures.usage)
-      policies.push(creditPolicy(state, figures.usage, req.now, windowMs));
+    if (state && figures.usage) {
+      policies.push(creditPolicy(state, figures.usage, req.now, this.limits.creditWindowMs));
+    }
     const headers = serviceHeaders(figures);
     headers["RateLimit-Policy"] = rateLimitPolicyField(policies);
     headers.RateLimit = rateLimitField(policies);
-    return {
-      figures,
-      headers,
-      burstToken: burst.token,
-      creditUseId,
-    };
+    return { figures, headers, burstToken: burst.token, creditUseId };
   }
 
   /**
@@ -354,9 +395,19 @@ export class Metering {
    * burst slot and its credit; a 5xx gives back its credit (the burst slot stays used, so a
    * failing endpoint cannot be hammered). Failures here are logged, never surfaced.
    */
-  async settle(_req: MeterRequest, status: number, admission?: MeterAdmission): Promise<void> {
-    if (!admission) return;
+  settle(
+    _req: MeterRequest,
+    status: number,
+    admission?: MeterAdmission,
+  ): Promise<void> | undefined {
+    if (!admission) return undefined;
     const refused = status === 400 || status === 401 || status === 403;
+    // Nothing to give back (every successful call): no promise.
+    if (!refused && status < 500) return undefined;
+    return this.giveBack(status, refused, admission);
+  }
+
+  private async giveBack(status: number, refused: boolean, admission: MeterAdmission) {
     if (refused && admission.burstToken) {
       await this.burst.release(admission.burstToken).catch((err: unknown) => {
         this.logger.warn({ err }, "metering: could not release a burst slot");
@@ -464,6 +515,16 @@ export class Metering {
       },
     );
   }
+}
+
+/** An admission without a billed organisation: the burst cap's headers only. */
+function unbilled(burst: BurstDecision, burstState: RateLimitPolicyState): MeterAdmission {
+  return {
+    figures: null,
+    headers: rateLimitHeaders([burstState]),
+    burstToken: burst.token,
+    creditUseId: null,
+  };
 }
 
 function noBillableSeat(noAccount: boolean): ServiceError {

@@ -9,10 +9,9 @@ import { fixedClock } from "../../../domain/clock.ts";
 import { createLogger } from "../../../logger.ts";
 import { createApi } from "../../api.ts";
 import { onError } from "../../errors.ts";
-import { auditTrail } from "../../middleware/audit.ts";
-import { authenticate } from "../../middleware/authenticate.ts";
-import { noopMetering } from "../../middleware/metering.ts";
+import { noopMetering } from "../../pipeline/metering.ts";
 import { registerOrgRoute } from "./agent-route.ts";
+import { mountAgentApi } from "./dispatch.ts";
 
 /** A throwaway API with one route taking a path id and a query, through the real pipeline. */
 async function widgetApi() {
@@ -24,38 +23,32 @@ async function widgetApi() {
     c.set("logger", createLogger("silent"));
     await next();
   });
-  api.use("/api/agent/*", authenticate(db, { publicPaths: [] }));
-  api.use("/api/agent/*", auditTrail({ db, clock }));
-  registerOrgRoute(
-    api,
-    { db, clock, metering: noopMetering },
-    {
-      path: "/api/agent/widgets/{id}",
-      operationId: "getWidget",
-      tags: ["widgets"],
-      summary: "A widget",
-      description: "Test route.",
-      scope: "READ_CONTACTS",
-      params: z.object({ id: z.string().min(3) }),
-      query: z.object({ limit: z.coerce.number().int().max(10).default(5) }),
-      response: {
-        schema: z.object({
-          orgId: z.string(),
-          id: z.string(),
-          limit: z.number(),
-          params: z.string(),
-        }),
-        description: "The widget.",
-      },
-      errors: ["not_found"],
-      handler: async (ctx, { query, params }) => ({
-        orgId: ctx.org.id,
-        id: params.id,
-        limit: query.limit,
-        params: Object.keys(params).join(","),
+  registerOrgRoute(api, mountAgentApi(api, { db, clock, metering: noopMetering }), {
+    path: "/api/agent/widgets/{id}",
+    operationId: "getWidget",
+    tags: ["widgets"],
+    summary: "A widget",
+    description: "Test route.",
+    scope: "READ_CONTACTS",
+    params: z.object({ id: z.string().min(3) }),
+    query: z.object({ limit: z.coerce.number().int().max(10).default(5) }),
+    response: {
+      schema: z.object({
+        orgId: z.string(),
+        id: z.string(),
+        limit: z.number(),
+        params: z.string(),
       }),
+      description: "The widget.",
     },
-  );
+    errors: ["not_found"],
+    handler: async (ctx, { query, params }) => ({
+      orgId: ctx.org.id,
+      id: params.id,
+      limit: query.limit,
+      params: Object.keys(params).join(","),
+    }),
+  });
   api.onError(onError);
   return { api, db };
 }

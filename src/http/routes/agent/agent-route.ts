@@ -1,31 +1,38 @@
 import { createRoute, type RouteConfig, z } from "@hono/zod-openapi";
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import type { Db } from "../../../db/client.ts";
 import type { Clock } from "../../../domain/clock.ts";
-import type { Scope } from "../../../domain/scopes.ts";
+import { hasScope, type Scope } from "../../../domain/scopes.ts";
 import type { AuthenticatedKey, ServiceContext } from "../../../services/context.ts";
-import type { ErrorCode } from "../../../services/errors.ts";
+import { type ErrorCode, InsufficientScopeError } from "../../../services/errors.ts";
 import type { ListPaging } from "../../../services/invoices/paging.ts";
+import { ownTargetOrg, resolveTargetOrg } from "../../../services/keys/resolve-target-org.ts";
+import type { MeterAdmission } from "../../../services/metering/metering.ts";
 import type { Api } from "../../api.ts";
 import type { AppEnv } from "../../env.ts";
-import { errorResponses } from "../../errors.ts";
-import {
-  admittedFor,
-  type MeteringHook,
-  meter,
-  meteringHeaders,
-} from "../../middleware/metering.ts";
-import { requireScope } from "../../middleware/require-scope.ts";
-import { routeTemplate } from "../../middleware/route-template.ts";
-import { targetOrg } from "../../middleware/target-org.ts";
+import { errorResponses, invalidParameter, onError } from "../../errors.ts";
+import { type MeteringHook, metered, type Produced } from "../../pipeline/metering.ts";
 import { jsonWithId } from "../../request-id.ts";
 import { addAlerts, documentedWithAlerts } from "./alerts.ts";
+import type { PathParams, RouteTable } from "./route-table.ts";
 
-/** What the agent routes' pipeline steps need. */
+/**
+ * An agent route as the dispatcher (dispatch.ts) runs it, once the request is authenticated and
+ * its path matched: everything from the target organisation to the response.
+ */
+export interface AgentRoute {
+  /** The flat path template, e.g. `/api/agent/contacts/{id}`: audit, logs and the burst cap. */
+  template: string;
+  serve(c: Context<AppEnv>, key: AuthenticatedKey, params: PathParams): Promise<Response>;
+}
+
+/** What the agent routes' pipeline steps need, and the table routes register into. */
 export interface PipelineDeps {
   db: Db;
   clock: Clock;
   metering: MeteringHook;
+  /** The agent API's routes, served by `mountAgentApi` (dispatch.ts). */
+  routes: RouteTable<AgentRoute>;
 }
 
 /** What the list routes need besides: their cursor key and sizes, made once for the app. */
@@ -159,6 +166,8 @@ export interface OrgRouteSpec<
     input: {
       query: Q extends ZodObjectSchema ? z.output<Q> : Record<string, never>;
       params: P extends ZodObjectSchema ? z.output<P> : Record<string, never>;
+      /** The `{orgId}` path segment of the nested form (already checked to be `ctx.org`). */
+      pathOrgId?: string;
     },
     c: Context<AppEnv>,
   ) => Promise<z.input<S>>;
@@ -166,9 +175,10 @@ export interface OrgRouteSpec<
 
 /**
  * Registers an organisation-scoped endpoint twice, flat (`/api/agent/x`) and nested
- * (`/api/agent/orgs/{orgId}/x`), with one handler and one response schema. Each form's chain is
- * route template -> target organisation -> required scope -> metering -> validation -> handler
- * (authentication and audit wrap it, see `registerAgentApi`).
+ * (`/api/agent/orgs/{orgId}/x`), with one handler and one response schema: its OpenAPI operation
+ * for each form, and its route in `deps.routes`, whose `serve` runs target organisation ->
+ * required scope -> metering -> validation -> handler (authentication, path matching and audit
+ * come before and after it, see dispatch.ts).
  */
 export function registerOrgRoute<
   S extends z.ZodType,
@@ -176,6 +186,7 @@ export function registerOrgRoute<
   P extends ZodObjectSchema | undefined = undefined,
 >(api: Api, deps: PipelineDeps, spec: OrgRouteSpec<S, Q, P>): void {
   const forms = spec.nestedOnly ? [true] : [false, true];
+  const chargesCredit = spec.chargesCredit !== false;
   for (const nested of forms) {
     const pipelineErrors: ErrorCode[] = [
       ...(spec.query || spec.params ? (["invalid_parameter"] as const) : []),
@@ -184,7 +195,7 @@ export function registerOrgRoute<
       "forbidden",
       ...(spec.scope ? (["insufficient_scope"] as const) : []),
       "rate_limited",
-      ...(spec.chargesCredit === false ? [] : (["credits_exhausted", "no_billable_seat"] as const)),
+      ...(chargesCredit ? (["credits_exhausted", "no_billable_seat"] as const) : []),
       "internal_error",
       "service_unavailable",
     ];
@@ -197,26 +208,21 @@ export function registerOrgRoute<
       : "Reads the key's organisation: an organisation key's own, or the only organisation a " +
         "USER or PARTNER key reaches. A key reaching several organisations gets 400 " +
         `\`org_required\` and must use \`GET ${nestedPath(spec.path)}\`.`;
-    const middleware: MiddlewareHandler<AppEnv>[] = [
-      routeTemplate(spec.path),
-      targetOrg(deps, { nested }),
-      ...(spec.scope ? [requireScope(spec.scope)] : []),
-      meter(deps.metering, deps.clock, { chargesCredit: spec.chargesCredit !== false }),
-    ];
     const params = nested
       ? spec.params
         ? OrgIdParamSchema.extend(spec.params.shape)
         : OrgIdParamSchema
       : spec.params;
+    const path = nested ? nestedPath(spec.path) : spec.path;
     const route: RouteConfig = createRoute({
       method: "get",
-      path: nested ? nestedPath(spec.path) : spec.path,
+      path,
       operationId: nested ? `${spec.operationId}ForOrg` : spec.operationId,
       tags: spec.tags,
       summary: nested ? `${spec.summary} (organisation in the path)` : spec.summary,
       description:
         `${scopeSentence(spec.scope)}\n\n${spec.description}\n\n${formNote}\n\n` +
-        meteringSentence(spec.chargesCredit !== false),
+        meteringSentence(chargesCredit),
       "x-required-scope": spec.scope,
       security: [{ bearerAuth: [] }],
       request: {
@@ -231,25 +237,46 @@ export function registerOrgRoute<
         },
         ...pipelineErrorResponses(codes),
       },
-      middleware,
     });
-    api.openapi(route, async (c) => {
-      const ctx = c.get("ctx");
-      // targetOrg() set it; its absence is a wiring bug, not a client error.
-      if (!ctx) throw new Error("route handler ran without a ServiceContext");
-      // Validated by the route's own schemas before the handler runs (openapi() validators).
-      const query = (spec.query ? c.req.valid("query" as never) : {}) as Parameters<
-        typeof spec.handler
-      >[1]["query"];
-      const all = (params ? c.req.valid("param" as never) : {}) as Record<string, unknown>;
-      const { orgId: _orgId, ...flatParams } = all;
-      const result = await spec.handler(
-        ctx,
-        { query, params: flatParams as Parameters<typeof spec.handler>[1]["params"] },
-        c,
-      );
-      const admission = await admittedFor(c);
-      return jsonWithId(c, addAlerts(result, admission), 200, meteringHeaders(admission));
+    api.openAPIRegistry.registerPath(route);
+
+    type Input = Parameters<typeof spec.handler>[1];
+    /** Validation, then the handler: the route's own work, which metering may run alongside. */
+    const produce = async (c: Context<AppEnv>, ctx: ServiceContext, raw: PathParams) => {
+      const input = {
+        query: spec.query ? await validated(spec.query, queryValues(c)) : {},
+        params: spec.params ? await validated(spec.params, flatParams(raw)) : {},
+        ...(nested ? { pathOrgId: raw.orgId } : {}),
+      } as Input;
+      return spec.handler(ctx, input, c);
+    };
+    deps.routes.add(path, {
+      template: spec.path,
+      serve: async (c, key, raw) => {
+        const pathOrgId = nested ? (raw.orgId ?? "") : undefined;
+        // An organisation key's own organisation came with the key: no promise for it.
+        const org =
+          ownTargetOrg(key, pathOrgId) ?? (await resolveTargetOrg(deps.db, key, pathOrgId));
+        const now = deps.clock.now();
+        const ctx: ServiceContext = {
+          db: deps.db,
+          now,
+          org,
+          actor: { type: "apiKey", key },
+          scopes: key.scopes,
+        };
+        c.set("ctx", ctx);
+        if (spec.scope && !hasScope(key.scopes, spec.scope)) {
+          throw new InsufficientScopeError(spec.scope);
+        }
+        return metered(
+          deps.metering,
+          c,
+          { key, org, routeTemplate: spec.path, chargesCredit, requestId: c.get("requestId"), now },
+          () => produce(c, ctx, raw),
+          (produced, admission) => respond(c, produced, admission),
+        );
+      },
     });
   }
 }
@@ -269,15 +296,14 @@ export function registerKeyRoute<S extends z.ZodType>(
     handler: (key: AuthenticatedKey, c: Context<AppEnv>) => Promise<z.input<S>>;
   },
 ): void {
+  const chargesCredit = spec.chargesCredit !== false;
   const route: RouteConfig = createRoute({
     method: "get",
     path: spec.path,
     operationId: spec.operationId,
     tags: spec.tags,
     summary: spec.summary,
-    description:
-      `${scopeSentence(null)}\n\n${spec.description}\n\n` +
-      meteringSentence(spec.chargesCredit !== false),
+    description: `${scopeSentence(null)}\n\n${spec.description}\n\n${meteringSentence(chargesCredit)}`,
     "x-required-scope": null,
     security: [{ bearerAuth: [] }],
     responses: {
@@ -289,24 +315,64 @@ export function registerKeyRoute<S extends z.ZodType>(
       ...pipelineErrorResponses([
         "unauthorized",
         "rate_limited",
-        ...(spec.chargesCredit === false
-          ? []
-          : (["credits_exhausted", "no_billable_seat"] as const)),
+        ...(chargesCredit ? (["credits_exhausted", "no_billable_seat"] as const) : []),
         "internal_error",
         "service_unavailable",
       ]),
     },
-    middleware: [
-      routeTemplate(spec.path),
-      meter(deps.metering, deps.clock, { chargesCredit: spec.chargesCredit !== false }),
-    ],
   });
-  api.openapi(route, async (c) => {
-    const key = c.get("key");
-    // authenticate() runs first on every agent path; no key here is a wiring bug.
-    if (!key) throw new Error("route handler ran without an authenticated key");
-    const body = await spec.handler(key, c);
-    const admission = await admittedFor(c);
-    return jsonWithId(c, addAlerts(body, admission), 200, meteringHeaders(admission));
+  api.openAPIRegistry.registerPath(route);
+  deps.routes.add(spec.path, {
+    template: spec.path,
+    serve: (c, key) =>
+      metered(
+        deps.metering,
+        c,
+        {
+          key,
+          org: null,
+          routeTemplate: spec.path,
+          chargesCredit,
+          requestId: c.get("requestId"),
+          now: deps.clock.now(),
+        },
+        () => spec.handler(key, c),
+        (produced, admission) => respond(c, produced, admission),
+      ),
   });
+}
+
+/** A successful body with the admission's alerts and headers, or the error it became. */
+function respond(
+  c: Context<AppEnv>,
+  produced: Produced,
+  admission: MeterAdmission | undefined,
+): Response {
+  if ("error" in produced) return onError(produced.error, c);
+  return jsonWithId(c, addAlerts(produced.body, admission), 200, admission?.headers);
+}
+
+/**
+ * The query string as Hono's validator hands it to a schema: one value per name, or an array
+ * for a name given several times.
+ */
+function queryValues(c: Context<AppEnv>): Record<string, string | string[]> {
+  const values: Record<string, string | string[]> = {};
+  for (const [name, list] of Object.entries(c.req.queries())) {
+    values[name] = list.length === 1 ? (list[0] as string) : list;
+  }
+  return values;
+}
+
+/** The path parameters a flat route's schema sees (the nested form's `orgId` left out). */
+function flatParams(raw: PathParams): PathParams {
+  const { orgId: _orgId, ...rest } = raw;
+  return rest;
+}
+
+/** The schema's output for `value`, or 400 `invalid_parameter` naming the first problem. */
+async function validated<T extends z.ZodType>(schema: T, value: unknown): Promise<z.output<T>> {
+  const result = await schema.safeParseAsync(value);
+  if (!result.success) throw invalidParameter(result.error);
+  return result.data;
 }

@@ -2,11 +2,9 @@ import { cursorSecretOf } from "../../../config.ts";
 import { listPaging } from "../../../services/invoices/paging.ts";
 import type { Api } from "../../api.ts";
 import type { AppDeps } from "../../env.ts";
-import { auditTrail } from "../../middleware/audit.ts";
-import { authenticate } from "../../middleware/authenticate.ts";
-import { createMetering } from "../../middleware/metering.ts";
+import { createMetering } from "../../pipeline/metering.ts";
 import { registerGetAccountBalances } from "./account-balances/index.ts";
-import { AGENT_PREFIX, type ListRouteDeps, OPENAPI_PATH } from "./agent-route.ts";
+import { type ListRouteDeps, OPENAPI_PATH } from "./agent-route.ts";
 import { registerListBankAccounts } from "./bank-accounts/index.ts";
 import { registerListBills } from "./bills/index.ts";
 import { registerGetCashPosition } from "./cash-position/index.ts";
@@ -16,6 +14,7 @@ import { registerContactsSummary } from "./contacts-summary/index.ts";
 import { registerGetCreditNote, registerListCreditNotes } from "./credit-notes/index.ts";
 import { registerDailyBrief } from "./daily-brief/index.ts";
 import { registerDailySummary } from "./daily-summary/index.ts";
+import { mountAgentApi } from "./dispatch.ts";
 import { registerExpensesSummary } from "./expenses-summary/index.ts";
 import { registerGetForecast } from "./forecast/index.ts";
 import { registerListInvoices } from "./invoices/index.ts";
@@ -26,27 +25,28 @@ import { registerRevenueSummary } from "./revenue-summary/index.ts";
 import { registerGetStatus } from "./status/index.ts";
 
 /**
- * Registers every agent route and the OpenAPI document. The pipeline of an agent request:
- * request id (app.ts) -> authenticate -> audit (wraps the rest) -> route template -> target
- * organisation -> required scope -> metering -> validation -> handler. Authentication covers
- * every path under the prefix, registered routes or not (fail closed), except the document.
+ * Registers the OpenAPI document and every agent route, served through the agent pipeline
+ * (dispatch.ts): request id (app.ts) -> authenticate -> path -> target organisation -> required
+ * scope -> metering -> validation -> handler, and an audit row. Authentication covers every path
+ * under the prefix, registered routes or not (fail closed), except the document.
  */
 export function registerAgentApi(api: Api, deps: AppDeps): void {
   const db = deps.database.db;
+  // The document first: its own handler answers it, ahead of the pipeline's.
+  registerOpenApiDocument(api);
   const pipeline: ListRouteDeps = {
-    db,
-    clock: deps.clock,
-    // The real metering unless the caller brings one (main.ts adds Redis; tests may pass noop).
-    metering: deps.metering ?? createMetering({ db, logger: deps.logger }),
+    ...mountAgentApi(api, {
+      db,
+      clock: deps.clock,
+      // The real metering unless the caller brings one (main.ts adds Redis; tests may pass noop).
+      metering: deps.metering ?? createMetering({ db, logger: deps.logger }),
+      auditWriter: deps.auditWriter,
+      keyCache: deps.keyCache,
+      publicPaths: [OPENAPI_PATH],
+    }),
     paging: listPaging(cursorSecretOf(deps.config)),
   };
-  api.use(
-    `${AGENT_PREFIX}/*`,
-    authenticate(db, { publicPaths: [OPENAPI_PATH], cache: deps.keyCache }),
-  );
-  api.use(`${AGENT_PREFIX}/*`, auditTrail({ db, clock: deps.clock, writer: deps.auditWriter }));
 
-  registerOpenApiDocument(api);
   registerListOrgs(api, pipeline);
   registerListBankAccounts(api, pipeline);
   registerListInvoices(api, pipeline);
@@ -67,7 +67,7 @@ export function registerAgentApi(api: Api, deps: AppDeps): void {
   registerDailySummary(api, pipeline);
   registerDailyBrief(api, pipeline);
   registerGetStatus(api, pipeline, { environment: deps.config.CASHRUNWAY_ENV });
-  // Last: routes run in registration order, so /contacts/{id} must follow any static
-  // /contacts/<word> route (e.g. /contacts/summary), or it would answer for the word.
+  // Last: the first registered route answering a path wins (the route table refuses a static
+  // path an earlier pattern answers), so /contacts/{id} follows every static /contacts/<word>.
   registerGetContact(api, pipeline);
 }

@@ -23,5 +23,5 @@ export const registerDailyBrief = (api: Api, deps: PipelineDeps) =>
     nestedOnly: true,
     errors: ["no_brief_yet"],
     response: { schema: DailyBriefResponseSchema, description: "The latest daily brief." },
-    handler: (ctx, _input, c) => getDailyBrief(ctx, c.req.param("orgId") ?? ""),
+    handler: (ctx, { pathOrgId }) => getDailyBrief(ctx, pathOrgId ?? ""),
   });

@@ -2,7 +2,7 @@ import type { MeteringLimits } from "../../../../domain/metering/plans.ts";
 import { readMeterFigures } from "../../../../services/metering/metering.ts";
 import { getStatus } from "../../../../services/status/get-status.ts";
 import type { Api } from "../../../api.ts";
-import { admittedFor } from "../../../middleware/metering.ts";
+import { admittedFor } from "../../../pipeline/metering.ts";
 import { type PipelineDeps, registerOrgRoute } from "../agent-route.ts";
 import { StatusResponseSchema } from "./schema.ts";
 

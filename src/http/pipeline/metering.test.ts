@@ -1,12 +1,11 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { fixedClock } from "../../domain/clock.ts";
 import type { AuthenticatedKey } from "../../services/context.ts";
 import { ServiceError } from "../../services/errors.ts";
 import type { MeterAdmission } from "../../services/metering/metering.ts";
 import type { AppEnv } from "../env.ts";
 import { onError } from "../errors.ts";
-import { admittedFor, type MeteringHook, meter, meteringHeaders } from "./metering.ts";
+import { type MeteringHook, metered, type Produced } from "./metering.ts";
 
 const KEY = { id: "key_1", prefix: "p", scopes: [] } as unknown as AuthenticatedKey;
 const ADMISSION: MeterAdmission = {
@@ -38,30 +37,56 @@ function manualHook(speculative: boolean) {
   return { hook, events, decide: (o: MeterAdmission | Error) => decide(o) };
 }
 
+const REQ = {
+  key: KEY,
+  org: null,
+  routeTemplate: "/data",
+  chargesCredit: true,
+  requestId: "r1",
+  now: new Date("2026-03-02T00:00:00Z"),
+};
+
+/**
+ * An app whose two routes go through `metered` as the agent routes do: `/data` answers rows with
+ * the admission's headers, `/invalid` fails validation (400).
+ */
 function appWith(hook: MeteringHook, events: string[]) {
   const app = new Hono<AppEnv>();
-  app.use("*", async (c, next) => {
-    c.set("key", KEY);
-    c.set("requestId", "r1");
-    await next();
-  });
-  app.use("*", meter(hook, fixedClock(new Date("2026-03-02T00:00:00Z")), { chargesCredit: true }));
-  app.get("/data", async (c) => {
-    events.push("handler ran");
-    const admission = await admittedFor(c);
-    return c.json({ rows: [1, 2] }, 200, meteringHeaders(admission));
-  });
-  app.get("/invalid", (c) => {
-    events.push("handler ran");
-    return c.json({ error: "invalid_parameter" }, 400);
-  });
+  const respond = (c: Context<AppEnv>) => (produced: Produced, admission?: MeterAdmission) =>
+    "error" in produced
+      ? onError(produced.error, c)
+      : c.json(produced.body as object, 200, admission?.headers ?? {});
+  app.get("/data", (c) =>
+    metered(
+      hook,
+      c,
+      REQ,
+      async () => {
+        events.push("handler ran");
+        return { rows: [1, 2] };
+      },
+      respond(c),
+    ),
+  );
+  app.get("/invalid", (c) =>
+    metered(
+      hook,
+      c,
+      REQ,
+      async () => {
+        events.push("handler ran");
+        throw new ServiceError("invalid_parameter", "bad");
+      },
+      respond(c),
+    ),
+  );
   app.onError(onError);
   return app;
 }
 
 const settleTicks = () => new Promise((r) => setTimeout(r, 5));
 
-describe("meter()", () => {
+describe("metered()", () => {
   it("admits before the handler runs for a key not in good standing", async () => {
     const { hook, events, decide } = manualHook(false);
     const pending = appWith(hook, events).request("/data");

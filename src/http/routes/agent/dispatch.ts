@@ -1,0 +1,82 @@
+import type { Db } from "../../../db/client.ts";
+import type { Clock } from "../../../domain/clock.ts";
+import { type AuditWriter, immediateAuditWriter } from "../../../services/audit/audit-writer.ts";
+import {
+  authenticateKey,
+  authenticateKeyFromCache,
+} from "../../../services/keys/authenticate-key.ts";
+import type { VerifiedKeyCache } from "../../../services/keys/verified-key-cache.ts";
+import type { Api } from "../../api.ts";
+import { onError } from "../../errors.ts";
+import { notServed } from "../../method-not-allowed.ts";
+import { audited } from "../../pipeline/audit.ts";
+import { bearerToken, unauthorized } from "../../pipeline/authenticate.ts";
+import type { MeteringHook } from "../../pipeline/metering.ts";
+import { AGENT_PREFIX, type AgentRoute, type PipelineDeps } from "./agent-route.ts";
+import { RouteTable } from "./route-table.ts";
+
+/** Every agent route is GET, and HEAD is GET without the body (Hono answers it so). */
+const AGENT_METHODS = ["GET", "HEAD"] as const;
+
+/**
+ * Mounts the agent API on `api`: one handler for every path under the prefix, which runs the
+ * pipeline of an agent request in one place:
+ *
+ *   authenticate (401) -> match the path (404 / 405) -> the route's `serve`: target organisation
+ *   (400 / 403) -> required scope (403) -> metering (429 / 403 / 503) -> validation (400) ->
+ *   handler -> response; then one audit row per authenticated request, whatever its answer.
+ *
+ * Authentication covers every path under the prefix, registered routes or not (fail closed), so
+ * routes cannot be enumerated without a key; `publicPaths` (the OpenAPI document, registered on
+ * `api` before this) are left to their own handlers. The request id and the request's log line
+ * come from app.ts's outer middleware.
+ *
+ * Why one handler rather than a chain of Hono middleware per route: each layer of Hono's chain
+ * is an async call and a `next` closure per request, and the agent API's routes (static
+ * `/contacts/summary` beside `/contacts/{id}`) kept Hono's faster router from being used for the
+ * whole application. The steps are the same, in the same order (docs/benchmarks.md, "Stop 10").
+ *
+ * Returns what route registration needs (`registerOrgRoute`, `registerKeyRoute`).
+ */
+export function mountAgentApi(
+  api: Api,
+  deps: {
+    db: Db;
+    clock: Clock;
+    metering: MeteringHook;
+    /** Default: commit each audit row before the response (see BatchedAuditWriter). */
+    auditWriter?: AuditWriter | undefined;
+    keyCache?: VerifiedKeyCache | undefined;
+    publicPaths?: readonly string[];
+  },
+): PipelineDeps {
+  const routes = new RouteTable<AgentRoute>();
+  const writer = deps.auditWriter ?? immediateAuditWriter(deps.db);
+  const publicPaths = new Set(deps.publicPaths ?? []);
+  api.all(`${AGENT_PREFIX}/*`, async (c, next) => {
+    const path = c.req.path;
+    if (publicPaths.has(path)) return next();
+    const token = bearerToken(c.req.header("authorization"));
+    // A key in the verified-key cache is checked without a promise; others are read.
+    const key =
+      authenticateKeyFromCache(token, deps.keyCache) ??
+      (await authenticateKey(deps.db, token, deps.keyCache));
+    if (!key) return unauthorized(c);
+    c.set("key", key);
+    const started = deps.clock.now();
+    let res: Response;
+    try {
+      const found = routes.match(path);
+      if (!found || !(AGENT_METHODS as readonly string[]).includes(c.req.method)) {
+        res = notServed(c, found ? AGENT_METHODS : []);
+      } else {
+        c.set("routeTemplate", found.entry.template);
+        res = await found.entry.serve(c, key, found.params);
+      }
+    } catch (err) {
+      res = onError(err, c);
+    }
+    return audited(writer, c, key, res, started);
+  });
+  return { db: deps.db, clock: deps.clock, metering: deps.metering, routes };
+}
