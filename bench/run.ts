@@ -17,7 +17,7 @@
  * throughput): the latency metering adds when the server is not saturated.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { Hono } from "hono";
 import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
@@ -63,7 +63,14 @@ const ROUNDS = Number(env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 10);
 const ONLY = env.BENCH_ONLY?.split(",");
 
-/** Forgets the bench organisation's query-credit uses, windows, reservations and daily bucket. */
+/**
+ * Forgets the bench organisation's query-credit uses, windows, reservations and daily bucket, and
+ * vacuums those tables: each run starts its clock at the same instant, so the rows a run deletes
+ * lie where the next run's uses go, and a database without autovacuum (the development and CI
+ * machines have it off) kept them all as dead index entries that every window lookup of later
+ * runs stepped over (seen: 4 million of them, 1–2 ms per `metering_reserve` or
+ * `metering_admit_batch`; docs/benchmarks.md, "Stop 10").
+ */
 async function resetMetering(database: Database, orgId: string): Promise<void> {
   const [org] = await database.db
     .select({ account: organisations.billingAccountId })
@@ -77,6 +84,9 @@ async function resetMetering(database: Database, orgId: string): Promise<void> {
     await tx.delete(creditWindows).where(eq(creditWindows.billingAccountId, account));
     await tx.delete(dailyQuotaUsage).where(eq(dailyQuotaUsage.orgId, orgId));
   });
+  await database.db.execute(
+    sql`vacuum (analyze) credit_uses, credit_windows, credit_reservations, daily_quota_usage`,
+  );
 }
 
 interface Row {

@@ -37,25 +37,24 @@ async function widgetApi(metering: Metering) {
   const { db } = await getTestDatabase();
   const clock = { now: () => TEST_NOW };
   const api = createApi();
-  api.use("*", async (c, next) => {
-    c.set("requestId", `req-${Math.random()}`);
-    c.set("logger", createLogger("silent"));
-    await next();
-  });
-  registerOrgRoute(api, mountAgentApi(api, { db, clock, metering }), {
-    path: "/api/agent/widgets/{id}",
-    operationId: "getWidget",
-    tags: ["widgets"],
-    summary: "A widget",
-    description: "Test route.",
-    scope: "READ_BANK",
-    params: z.object({ id: z.string().min(3) }),
-    response: { schema: z.object({ id: z.string() }), description: "The widget." },
-    handler: async (_ctx, { params }) => {
-      if (params.id === "boom") throw new Error("handler failure");
-      return { id: params.id };
+  registerOrgRoute(
+    api,
+    mountAgentApi(api, { db, clock, logger: createLogger("silent"), metering }),
+    {
+      path: "/api/agent/widgets/{id}",
+      operationId: "getWidget",
+      tags: ["widgets"],
+      summary: "A widget",
+      description: "Test route.",
+      scope: "READ_BANK",
+      params: z.object({ id: z.string().min(3) }),
+      response: { schema: z.object({ id: z.string() }), description: "The widget." },
+      handler: async (_ctx, { params }) => {
+        if (params.id === "boom") throw new Error("handler failure");
+        return { id: params.id };
+      },
     },
-  });
+  );
   api.onError(onError);
   return api;
 }

@@ -253,20 +253,27 @@ describe(`credit reservations (${testDriver})`, () => {
     const { db } = await testApp();
     const world = await pocket(db, { allowance: 30, pack: 10, autoTopUp: false });
     const store = new ReservingCreditStore(db, { ...POLICY, settleEveryMs: 60_000 });
-    let last: CreditAdmitResult | undefined;
+    const results: CreditAdmitResult[] = [];
     for (let i = 0; i < 6; i++) {
-      last = await store.admit(world.input(i));
+      results.push(await store.admit(world.input(i)));
       await tick();
     }
+    const last = results.at(-1);
     expect(last?.useId?.startsWith("r")).toBe(true);
+    const kept = results.find((r) => r.useId?.startsWith("r") && r !== last);
     // Not written yet: dropped, and the credit returns to the reservation.
     expect(await store.refund(last?.useId as string)).toBe(true);
     expect(await store.refund(last?.useId as string)).toBe(false);
     const again = await store.admit(world.input(10));
     expect(again.useId?.startsWith("r")).toBe(true);
     await store.close();
-    // Written by close(): refunded through the database.
+    // Written by close(): refunded through the database, once.
     expect(await store.refund(again.useId as string)).toBe(true);
+    expect(await store.refund(again.useId as string)).toBe(false);
+    // Another reservation's handle with the sequence of a written, unrefunded use: not a use.
+    expect(kept?.useId).toBeDefined();
+    const sequence = String(kept?.useId).split(".")[1];
+    expect(await store.refund(`r999999999.${sequence}`)).toBe(false);
     const after = await world.recorded();
     expect(after.uses).toBe(5);
     expect(after.window).toMatchObject({ used: 5, reservedPlan: 0 });

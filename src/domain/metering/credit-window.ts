@@ -65,6 +65,17 @@ export function msUntilNextCredit(state: CreditWindowState, now: Date, windowMs:
   return creditsRemaining(state) > 0 ? 0 : msUntilCreditFrees(state, now, windowMs);
 }
 
+/**
+ * The last instant formatted: a busy key's calls, one after another, mostly share their
+ * `windowResetAt` (its newest use's millisecond plus the window).
+ */
+let isoMemo = { ms: Number.NaN, iso: "" };
+
+function isoAt(ms: number): string {
+  if (ms !== isoMemo.ms) isoMemo = { ms, iso: new Date(ms).toISOString() };
+  return isoMemo.iso;
+}
+
 /** The usage figures for a window state. */
 export function creditUsage(state: CreditWindowState, now: Date, windowMs: number): CreditUsage {
   const resetMs = state.newestUseAt
@@ -77,7 +88,7 @@ export function creditUsage(state: CreditWindowState, now: Date, windowMs: numbe
     topUpCredits: state.topUpCredits,
     nextCreditInMinutes: ceilDiv(msUntilNextCredit(state, now, windowMs), MINUTE_MS),
     fullResetInMinutes: ceilDiv(resetMs, MINUTE_MS),
-    windowResetAt: new Date(now.getTime() + resetMs).toISOString(),
+    windowResetAt: isoAt(now.getTime() + resetMs),
   };
 }
 

@@ -1,11 +1,11 @@
-import { type Context, Hono } from "hono";
+import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import type { AuthenticatedKey } from "../../services/context.ts";
 import { ServiceError } from "../../services/errors.ts";
 import type { MeterAdmission } from "../../services/metering/metering.ts";
 import type { AppEnv } from "../env.ts";
 import { onError } from "../errors.ts";
-import { type MeteringHook, metered, type Produced } from "./metering.ts";
+import { type MeteringHook, metered } from "./metering.ts";
 
 const KEY = { id: "key_1", prefix: "p", scopes: [] } as unknown as AuthenticatedKey;
 const ADMISSION: MeterAdmission = {
@@ -47,38 +47,26 @@ const REQ = {
 };
 
 /**
- * An app whose two routes go through `metered` as the agent routes do: `/data` answers rows with
- * the admission's headers, `/invalid` fails validation (400).
+ * An app whose two routes go through `metered` as the agent routes do: `/data` answers rows
+ * (with the admission's headers), `/invalid` fails validation (400).
  */
 function appWith(hook: MeteringHook, events: string[]) {
   const app = new Hono<AppEnv>();
-  const respond = (c: Context<AppEnv>) => (produced: Produced, admission?: MeterAdmission) =>
-    "error" in produced
-      ? onError(produced.error, c)
-      : c.json(produced.body as object, 200, admission?.headers ?? {});
+  app.use("*", async (c, next) => {
+    c.set("requestId", "r1");
+    await next();
+  });
   app.get("/data", (c) =>
-    metered(
-      hook,
-      c,
-      REQ,
-      async () => {
-        events.push("handler ran");
-        return { rows: [1, 2] };
-      },
-      respond(c),
-    ),
+    metered(hook, c, REQ, async () => {
+      events.push("handler ran");
+      return { rows: [1, 2] };
+    }),
   );
   app.get("/invalid", (c) =>
-    metered(
-      hook,
-      c,
-      REQ,
-      async () => {
-        events.push("handler ran");
-        throw new ServiceError("invalid_parameter", "bad");
-      },
-      respond(c),
-    ),
+    metered(hook, c, REQ, async () => {
+      events.push("handler ran");
+      throw new ServiceError("invalid_parameter", "bad");
+    }),
   );
   app.onError(onError);
   return app;

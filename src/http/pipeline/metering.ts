@@ -6,6 +6,8 @@ import {
   type MeterRequest,
 } from "../../services/metering/metering.ts";
 import type { AppEnv } from "../env.ts";
+import { onError } from "../errors.ts";
+import { jsonWithId } from "../request-id.ts";
 
 /** What the metering slot learns about a request that passed authentication, reach and scope. */
 export type MeteringContext = MeterRequest;
@@ -46,65 +48,76 @@ export function createMetering(opts: MeteringOptions): Metering {
   return new Metering(opts);
 }
 
-/** A route's outcome before metering has had its say: the body to send, or what went wrong. */
-export type Produced = { body: unknown } | { error: unknown };
-
 /**
- * The metering step around a route's work (`produce`: validation and handler): admission first,
- * or, for a key in good standing (`speculative`), alongside the read-only work, whose outcome then
- * waits for the decision. A refusal is thrown (a ServiceError: 429, 403 `no_billable_seat`, 503)
- * and replaces whatever the work produced, 400s included, as if it had come first. Otherwise
- * `respond` builds the response from the outcome and the admission (whose headers, `X-Service-*`,
- * `RateLimit` and `RateLimit-Policy`, go into a successful response as it is built: adding headers
- * to a response that already exists makes Hono rebuild it from its body stream). `settle` then
- * sees the final status (a 400, 401, 403 or 5xx gives back what it should not pay for).
+ * The metering step around a route's work (`produce`: validation and handler), and the response:
+ * admission first, or, for a key in good standing (`speculative`), alongside the read-only work,
+ * whose outcome then waits for the decision. A refusal is thrown (a ServiceError: 429, 403
+ * `no_billable_seat`, 503) and replaces whatever the work produced, 400s included, as if it had
+ * come first. Otherwise the response is the work's body with the admission's alerts and headers
+ * (`X-Service-*`, `RateLimit`, `RateLimit-Policy`, given as the response is built: adding headers
+ * to a response that already exists makes Hono rebuild it from its body stream), or the error
+ * the work threw. `settle` then sees the final status (a 400, 401, 403 or 5xx gives back what it
+ * should not pay for).
  *
- * The admission being decided is kept on the request (`admittedFor(c)`): `/status` reads its
- * figures.
+ * The admission is kept on the request (`admittedFor(c)`): `/status` reads its figures.
  */
 export async function metered(
   hook: MeteringHook,
   c: Context<AppEnv>,
   req: MeteringContext,
   produce: () => Promise<unknown>,
-  respond: (produced: Produced, admission: MeterAdmission | undefined) => Response,
 ): Promise<Response> {
   const soon = hook.admitSoon ? hook.admitSoon(req) : hook.admit(req);
-  let produced: Produced;
   let admission: MeterAdmission | undefined;
+  // An admission still being decided while the work runs (speculative), else undefined.
+  let admitting: Promise<MeterAdmission | undefined> | undefined;
   if (!(soon instanceof Promise)) {
     // Decided already (the hot path: no round trip, so nothing to run alongside).
     admission = soon;
     c.set("meteringAdmission", admission);
-    produced = await outcomeOf(produce);
   } else {
-    const admitting = soon.then(orUndefined);
+    admitting = soon.then(orUndefined);
     c.set("meteringAdmission", admitting);
     if (hook.speculative?.(req)) {
       admitting.catch(() => {}); // observed below, once the work is done
-      produced = await outcomeOf(produce);
-      admission = await admitting;
     } else {
       admission = await admitting;
-      produced = await outcomeOf(produce);
+      admitting = undefined;
     }
   }
-  const res = respond(produced, admission);
+  let body: unknown;
+  let failure: { error: unknown } | undefined;
+  try {
+    body = await produce();
+  } catch (error) {
+    failure = { error };
+  }
+  // A refusal is thrown here, whatever the work produced.
+  if (admitting) admission = await admitting;
+  const res = failure
+    ? onError(failure.error, c)
+    : jsonWithId(c, addAlerts(body, admission), 200, admission?.headers);
   const settling = hook.settle(req, res.status, admission);
   if (settling) await settling;
   return res;
 }
 
-async function outcomeOf(produce: () => Promise<unknown>): Promise<Produced> {
-  try {
-    return { body: await produce() };
-  } catch (error) {
-    return { error };
-  }
-}
-
 // biome-ignore lint/suspicious/noConfusingVoidType: see MeteringHook.admit.
 const orUndefined = (a: MeterAdmission | undefined | void) => a ?? undefined;
+
+/**
+ * Adds the alerts metering found to a JSON object body: every organisation route's body can
+ * carry `billingAlert` and `ledgerAlert` (spec rule 4), so handlers never deal with them.
+ */
+export function addAlerts<B>(body: B, admission: MeterAdmission | undefined): B {
+  const figures = admission?.figures;
+  if (!figures || (!figures.billingAlert && !figures.ledgerAlert)) return body;
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return body;
+  const withAlerts: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  if (figures.billingAlert) withAlerts.billingAlert = figures.billingAlert;
+  if (figures.ledgerAlert) withAlerts.ledgerAlert = figures.ledgerAlert;
+  return withAlerts as B;
+}
 
 /**
  * The request's admission, once decided (a refusal throws here): what `/status` awaits for the
@@ -112,9 +125,4 @@ const orUndefined = (a: MeterAdmission | undefined | void) => a ?? undefined;
  */
 export async function admittedFor(c: Context<AppEnv>): Promise<MeterAdmission | undefined> {
   return await c.get("meteringAdmission");
-}
-
-/** The headers a successful metered response carries: the admission's, if it had one. */
-export function meteringHeaders(admission: MeterAdmission | undefined): Record<string, string> {
-  return admission?.headers ?? {};
 }

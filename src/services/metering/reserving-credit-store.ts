@@ -13,7 +13,6 @@ import {
   reserveCredits,
   settleReservation,
 } from "./credit-store.ts";
-import { RecentMap } from "./recent-map.ts";
 
 /** When a (user, organisation) is busy enough to reserve for, and how reservations behave. */
 export interface ReservationPolicy {
@@ -51,14 +50,27 @@ export const DEFAULT_RESERVATION_POLICY: ReservationPolicy = {
   settleEveryMs: 100,
 };
 
-/** Refund handles of uses admitted from a reservation start with this. */
+/**
+ * Refund handles of uses admitted from a reservation read `r<reservation id>.<sequence>`; the
+ * sequence grows with every use this instance admits from any reservation.
+ */
 const LOCAL_PREFIX = "r";
-/** Settled refund handles remembered (a 5xx refunds within a request's lifetime). */
+/** Settled uses whose refund handles stay valid (a 5xx refunds within a request's lifetime). */
 const SETTLED_IDS_KEPT = 20_000;
 
-interface PendingUse {
-  localId: string;
-  use: ReservedUse;
+/** A use admitted from a reservation, not yet written. */
+interface PendingUse extends ReservedUse {
+  sequence: number;
+}
+
+/**
+ * Uses one settlement wrote: their sequences (ascending) and database ids, in the same order.
+ * A refunded one's id is blanked.
+ */
+interface SettledBatch {
+  reservationId: string;
+  sequences: number[];
+  ids: string[];
 }
 
 /** A reservation this instance holds, and what it admitted from it. */
@@ -137,8 +149,15 @@ export class ReservingCreditStore implements CreditStore {
   private readonly lastSeen = new Map<string, CreditAdmitResult>();
   /** Reservations ended but not yet fully written. */
   private readonly ending = new Set<Held>();
-  private readonly pendingById = new Map<string, Held>();
-  private readonly settledIds = new RecentMap<string, string>(SETTLED_IDS_KEPT);
+  /** Reservations whose uses may still be pending (a refund looks its use up there). */
+  private readonly heldById = new Map<string, Held>();
+  /**
+   * The latest settlements, oldest first, about SETTLED_IDS_KEPT uses in all: what a refund of a
+   * use already written looks up. Kept by batch, not by use, so that admitting and writing a use
+   * costs no map entry (a use is refunded only when its request fails).
+   */
+  private readonly settled: SettledBatch[] = [];
+  private settledUses = 0;
   private readonly timer: NodeJS.Timeout;
   private sequence = 0;
   private requestCount = 0;
@@ -207,15 +226,17 @@ export class ReservingCreditStore implements CreditStore {
 
   async refund(useId: string): Promise<boolean> {
     if (!useId.startsWith(LOCAL_PREFIX)) return this.inner.refund(useId);
-    const held = this.pendingById.get(useId);
+    const dot = useId.lastIndexOf(".");
+    const reservationId = useId.slice(LOCAL_PREFIX.length, dot);
+    const sequence = Number(useId.slice(dot + 1));
+    const held = this.heldById.get(reservationId);
     if (held) {
-      const i = held.pending.findIndex((p) => p.localId === useId);
+      const i = indexOfSequence(held.pending, sequence);
       if (i >= 0) {
         // Not written yet: it never will be, and the credit goes back to the reservation.
         const [gone] = held.pending.splice(i, 1);
-        this.pendingById.delete(useId);
         // (An ended reservation gives it back with the rest when it is written.)
-        if (!held.ended && gone?.use.source === "plan") {
+        if (!held.ended && gone?.source === "plan") {
           held.planLeft += 1;
           held.planTaken -= 1;
         } else if (!held.ended) {
@@ -227,10 +248,33 @@ export class ReservingCreditStore implements CreditStore {
       // Being written: refund it once it is.
       await held.settling;
     }
-    const settled = this.settledIds.get(useId);
-    if (!settled) return false;
-    this.settledIds.delete(useId);
-    return this.inner.refund(settled);
+    const settledId = this.takeSettledId(reservationId, sequence);
+    return settledId === undefined ? false : this.inner.refund(settledId);
+  }
+
+  /** The database id of a written use, forgotten as it is handed out (a use refunds once). */
+  private takeSettledId(reservationId: string, sequence: number): string | undefined {
+    for (let b = this.settled.length - 1; b >= 0; b--) {
+      const batch = this.settled[b] as SettledBatch;
+      if (batch.reservationId !== reservationId) continue;
+      const i = indexOfSequence(batch.sequences, sequence);
+      if (i < 0) continue;
+      const id = batch.ids[i];
+      batch.ids[i] = "";
+      return id || undefined;
+    }
+    return undefined;
+  }
+
+  private rememberSettled(held: Held, batch: readonly PendingUse[], ids: string[]): void {
+    this.settled.push({ reservationId: held.id, sequences: batch.map((u) => u.sequence), ids });
+    this.settledUses += batch.length;
+    for (;;) {
+      const oldest = this.settled[0];
+      if (!oldest || this.settledUses - oldest.ids.length < SETTLED_IDS_KEPT) break;
+      this.settled.shift();
+      this.settledUses -= oldest.ids.length;
+    }
   }
 
   /** The seat's window as the database has it, after writing this instance's uses for it. */
@@ -309,19 +353,15 @@ export class ReservingCreditStore implements CreditStore {
       return null;
     }
     this.sequence += 1;
-    const localId = `${LOCAL_PREFIX}${held.id}.${this.sequence}`;
     held.pending.push({
-      localId,
-      use: {
-        keyId: input.keyId,
-        route: input.route,
-        requestId: input.requestId,
-        at: input.now,
-        source,
-      },
+      keyId: input.keyId,
+      route: input.route,
+      requestId: input.requestId,
+      at: input.now,
+      source,
+      sequence: this.sequence,
     });
     held.takenSinceTick += 1;
-    this.pendingById.set(localId, held);
     // Half spent, or in the last quarter of its instants: ask for the next one now, so the
     // pair's calls never fall back to group admission between two reservations.
     const left = held.planLeft + held.topUpLeft;
@@ -343,7 +383,7 @@ export class ReservingCreditStore implements CreditStore {
     const result: CreditAdmitResult = {
       decision: source,
       context: held.context,
-      useId: localId,
+      useId: `${LOCAL_PREFIX}${held.id}.${this.sequence}`,
       state,
       quotaUsed: held.quotaUsed + held.planTaken + held.topUpTaken,
     };
@@ -448,6 +488,7 @@ export class ReservingCreditStore implements CreditStore {
         settlingNow: false,
         settleAgain: false,
       };
+      this.heldById.set(held.id, held);
       // An admission answered while the grant was on its way may have counted more.
       const seen = this.lastSeen.get(group);
       if (seen) catchUp(held, seen);
@@ -537,19 +578,16 @@ export class ReservingCreditStore implements CreditStore {
     const batch = held.pending.splice(0);
     if (batch.length === 0 && !done) return true;
     try {
-      const ids = await settleReservation(
-        this.db,
-        held,
-        batch.map((p) => p.use),
-        done,
-      );
-      batch.forEach((p, i) => {
-        this.pendingById.delete(p.localId);
-        this.settledIds.set(p.localId, ids[i] as string);
-        if (p.use.source === "plan") held.planSettled += 1;
+      const ids = await settleReservation(this.db, held, batch, done);
+      this.rememberSettled(held, batch, ids);
+      for (const use of batch) {
+        if (use.source === "plan") held.planSettled += 1;
         else held.topUpSettled += 1;
-      });
-      if (done) this.ending.delete(held);
+      }
+      if (done) {
+        this.ending.delete(held);
+        this.heldById.delete(held.id);
+      }
       return true;
     } catch {
       // The reservation expires in the database meanwhile; its uses still count when written.
@@ -594,6 +632,24 @@ function catchUp(held: Held, seen: CreditAdmitResult): void {
  */
 function roomOf(state: CreditWindowState | null): number {
   return state ? Math.max(state.limit - state.used, 0) + state.topUpCredits : 0;
+}
+
+/** Where `sequence` is in a list ordered by it, or -1. */
+function indexOfSequence(
+  list: readonly { sequence: number }[] | readonly number[],
+  sequence: number,
+) {
+  let lo = 0;
+  let hi = list.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const item = list[mid];
+    const at = typeof item === "number" ? item : (item?.sequence ?? 0);
+    if (at === sequence) return mid;
+    if (at < sequence) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
 }
 
 const later = (a: Date | null, b: Date | null) => (a && b ? (a > b ? a : b) : (a ?? b));

@@ -18,37 +18,36 @@ async function widgetApi() {
   const { db } = await getTestDatabase();
   const clock = fixedClock(TEST_NOW);
   const api = createApi();
-  api.use("*", async (c, next) => {
-    c.set("requestId", "req-widget");
-    c.set("logger", createLogger("silent"));
-    await next();
-  });
-  registerOrgRoute(api, mountAgentApi(api, { db, clock, metering: noopMetering }), {
-    path: "/api/agent/widgets/{id}",
-    operationId: "getWidget",
-    tags: ["widgets"],
-    summary: "A widget",
-    description: "Test route.",
-    scope: "READ_CONTACTS",
-    params: z.object({ id: z.string().min(3) }),
-    query: z.object({ limit: z.coerce.number().int().max(10).default(5) }),
-    response: {
-      schema: z.object({
-        orgId: z.string(),
-        id: z.string(),
-        limit: z.number(),
-        params: z.string(),
+  registerOrgRoute(
+    api,
+    mountAgentApi(api, { db, clock, logger: createLogger("silent"), metering: noopMetering }),
+    {
+      path: "/api/agent/widgets/{id}",
+      operationId: "getWidget",
+      tags: ["widgets"],
+      summary: "A widget",
+      description: "Test route.",
+      scope: "READ_CONTACTS",
+      params: z.object({ id: z.string().min(3) }),
+      query: z.object({ limit: z.coerce.number().int().max(10).default(5) }),
+      response: {
+        schema: z.object({
+          orgId: z.string(),
+          id: z.string(),
+          limit: z.number(),
+          params: z.string(),
+        }),
+        description: "The widget.",
+      },
+      errors: ["not_found"],
+      handler: async (ctx, { query, params }) => ({
+        orgId: ctx.org.id,
+        id: params.id,
+        limit: query.limit,
+        params: Object.keys(params).join(","),
       }),
-      description: "The widget.",
     },
-    errors: ["not_found"],
-    handler: async (ctx, { query, params }) => ({
-      orgId: ctx.org.id,
-      id: params.id,
-      limit: query.limit,
-      params: Object.keys(params).join(","),
-    }),
-  });
+  );
   api.onError(onError);
   return { api, db };
 }

@@ -3,17 +3,15 @@ import type { Context } from "hono";
 import type { Db } from "../../../db/client.ts";
 import type { Clock } from "../../../domain/clock.ts";
 import { hasScope, type Scope } from "../../../domain/scopes.ts";
-import type { AuthenticatedKey, ServiceContext } from "../../../services/context.ts";
+import type { AuthenticatedKey, OrgRef, ServiceContext } from "../../../services/context.ts";
 import { type ErrorCode, InsufficientScopeError } from "../../../services/errors.ts";
 import type { ListPaging } from "../../../services/invoices/paging.ts";
 import { ownTargetOrg, resolveTargetOrg } from "../../../services/keys/resolve-target-org.ts";
-import type { MeterAdmission } from "../../../services/metering/metering.ts";
 import type { Api } from "../../api.ts";
 import type { AppEnv } from "../../env.ts";
-import { errorResponses, invalidParameter, onError } from "../../errors.ts";
-import { type MeteringHook, metered, type Produced } from "../../pipeline/metering.ts";
-import { jsonWithId } from "../../request-id.ts";
-import { addAlerts, documentedWithAlerts } from "./alerts.ts";
+import { errorResponses, invalidParameter } from "../../errors.ts";
+import { type MeteringHook, metered } from "../../pipeline/metering.ts";
+import { documentedWithAlerts } from "./alerts.ts";
 import type { PathParams, RouteTable } from "./route-table.ts";
 
 /**
@@ -23,6 +21,7 @@ import type { PathParams, RouteTable } from "./route-table.ts";
 export interface AgentRoute {
   /** The flat path template, e.g. `/api/agent/contacts/{id}`: audit, logs and the burst cap. */
   template: string;
+  /** May throw (a refusal before any promise), or return a response's promise. */
   serve(c: Context<AppEnv>, key: AuthenticatedKey, params: PathParams): Promise<Response>;
 }
 
@@ -241,41 +240,50 @@ export function registerOrgRoute<
     api.openAPIRegistry.registerPath(route);
 
     type Input = Parameters<typeof spec.handler>[1];
-    /** Validation, then the handler: the route's own work, which metering may run alongside. */
-    const produce = async (c: Context<AppEnv>, ctx: ServiceContext, raw: PathParams) => {
-      const input = {
+    const validates = Boolean(spec.query || spec.params);
+    /** The route's own work, which metering may run alongside: validation, then the handler. */
+    const produce = (c: Context<AppEnv>, ctx: ServiceContext, raw: PathParams) =>
+      validates
+        ? validatedInput(c, raw).then((input) => spec.handler(ctx, input, c))
+        : spec.handler(ctx, { query: {}, params: {}, pathOrgId: raw.orgId } as Input, c);
+    const validatedInput = async (c: Context<AppEnv>, raw: PathParams) =>
+      ({
         query: spec.query ? await validated(spec.query, queryValues(c)) : {},
         params: spec.params ? await validated(spec.params, flatParams(raw)) : {},
-        ...(nested ? { pathOrgId: raw.orgId } : {}),
-      } as Input;
-      return spec.handler(ctx, input, c);
+        pathOrgId: raw.orgId,
+      }) as Input;
+    /** The pipeline from the target organisation on, once that is known. */
+    const serveFor = (c: Context<AppEnv>, key: AuthenticatedKey, raw: PathParams, org: OrgRef) => {
+      const now = deps.clock.now();
+      const ctx: ServiceContext = {
+        db: deps.db,
+        now,
+        org,
+        actor: { type: "apiKey", key },
+        scopes: key.scopes,
+      };
+      c.set("ctx", ctx);
+      if (spec.scope && !hasScope(key.scopes, spec.scope)) {
+        throw new InsufficientScopeError(spec.scope);
+      }
+      const req = {
+        key,
+        org,
+        routeTemplate: spec.path,
+        chargesCredit,
+        requestId: c.get("requestId"),
+        now,
+      };
+      return metered(deps.metering, c, req, () => produce(c, ctx, raw));
     };
     deps.routes.add(path, {
       template: spec.path,
-      serve: async (c, key, raw) => {
+      serve: (c, key, raw) => {
         const pathOrgId = nested ? (raw.orgId ?? "") : undefined;
         // An organisation key's own organisation came with the key: no promise for it.
-        const org =
-          ownTargetOrg(key, pathOrgId) ?? (await resolveTargetOrg(deps.db, key, pathOrgId));
-        const now = deps.clock.now();
-        const ctx: ServiceContext = {
-          db: deps.db,
-          now,
-          org,
-          actor: { type: "apiKey", key },
-          scopes: key.scopes,
-        };
-        c.set("ctx", ctx);
-        if (spec.scope && !hasScope(key.scopes, spec.scope)) {
-          throw new InsufficientScopeError(spec.scope);
-        }
-        return metered(
-          deps.metering,
-          c,
-          { key, org, routeTemplate: spec.path, chargesCredit, requestId: c.get("requestId"), now },
-          () => produce(c, ctx, raw),
-          (produced, admission) => respond(c, produced, admission),
-        );
+        const own = ownTargetOrg(key, pathOrgId);
+        if (own) return serveFor(c, key, raw, own);
+        return resolveTargetOrg(deps.db, key, pathOrgId).then((org) => serveFor(c, key, raw, org));
       },
     });
   }
@@ -337,19 +345,8 @@ export function registerKeyRoute<S extends z.ZodType>(
           now: deps.clock.now(),
         },
         () => spec.handler(key, c),
-        (produced, admission) => respond(c, produced, admission),
       ),
   });
-}
-
-/** A successful body with the admission's alerts and headers, or the error it became. */
-function respond(
-  c: Context<AppEnv>,
-  produced: Produced,
-  admission: MeterAdmission | undefined,
-): Response {
-  if ("error" in produced) return onError(produced.error, c);
-  return jsonWithId(c, addAlerts(produced.body, admission), 200, admission?.headers);
 }
 
 /**

@@ -1,5 +1,4 @@
 import { z } from "@hono/zod-openapi";
-import type { MeterAdmission } from "../../../services/metering/metering.ts";
 
 const CtaSchema = z
   .object({
@@ -90,18 +89,4 @@ export function documentedWithAlerts<S extends z.ZodType>(schema: S): z.ZodType 
   const object = schema as unknown as z.ZodObject<z.ZodRawShape>;
   if ("billingAlert" in object.shape && "ledgerAlert" in object.shape) return schema;
   return withAlerts(object);
-}
-
-/**
- * Adds the alerts the metering step found to a JSON object body; the pipeline does this for every
- * organisation route, so handlers never deal with alerts.
- */
-export function addAlerts<B>(body: B, admission: MeterAdmission | undefined): B {
-  const figures = admission?.figures;
-  if (!figures || (!figures.billingAlert && !figures.ledgerAlert)) return body;
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return body;
-  const withAlerts: Record<string, unknown> = { ...(body as Record<string, unknown>) };
-  if (figures.billingAlert) withAlerts.billingAlert = figures.billingAlert;
-  if (figures.ledgerAlert) withAlerts.ledgerAlert = figures.ledgerAlert;
-  return withAlerts as B;
 }

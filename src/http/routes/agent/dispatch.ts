@@ -1,5 +1,7 @@
+import type { Context } from "hono";
 import type { Db } from "../../../db/client.ts";
 import type { Clock } from "../../../domain/clock.ts";
+import type { Logger } from "../../../logger.ts";
 import { type AuditWriter, immediateAuditWriter } from "../../../services/audit/audit-writer.ts";
 import {
   authenticateKey,
@@ -7,11 +9,13 @@ import {
 } from "../../../services/keys/authenticate-key.ts";
 import type { VerifiedKeyCache } from "../../../services/keys/verified-key-cache.ts";
 import type { Api } from "../../api.ts";
+import type { AppEnv } from "../../env.ts";
 import { onError } from "../../errors.ts";
 import { notServed } from "../../method-not-allowed.ts";
 import { audited } from "../../pipeline/audit.ts";
 import { bearerToken, unauthorized } from "../../pipeline/authenticate.ts";
 import type { MeteringHook } from "../../pipeline/metering.ts";
+import { beginRequest, logRequest } from "../../request-log.ts";
 import { AGENT_PREFIX, type AgentRoute, type PipelineDeps } from "./agent-route.ts";
 import { RouteTable } from "./route-table.ts";
 
@@ -28,8 +32,9 @@ const AGENT_METHODS = ["GET", "HEAD"] as const;
  *
  * Authentication covers every path under the prefix, registered routes or not (fail closed), so
  * routes cannot be enumerated without a key; `publicPaths` (the OpenAPI document, registered on
- * `api` before this) are left to their own handlers. The request id and the request's log line
- * come from app.ts's outer middleware.
+ * `api` after this, behind app.ts's request-log middleware) are left to their own handlers. The
+ * handler gives each request its id and log line itself (request-log.ts), so an agent request
+ * runs no other handler of the application.
  *
  * Why one handler rather than a chain of Hono middleware per route: each layer of Hono's chain
  * is an async call and a `next` closure per request, and the agent API's routes (static
@@ -43,6 +48,7 @@ export function mountAgentApi(
   deps: {
     db: Db;
     clock: Clock;
+    logger: Logger;
     metering: MeteringHook;
     /** Default: commit each audit row before the response (see BatchedAuditWriter). */
     auditWriter?: AuditWriter | undefined;
@@ -56,6 +62,14 @@ export function mountAgentApi(
   api.all(`${AGENT_PREFIX}/*`, async (c, next) => {
     const path = c.req.path;
     if (publicPaths.has(path)) return next();
+    const started = beginRequest(c, deps.logger);
+    const res = await answer(c, path);
+    logRequest(c, deps.logger, started, res.status);
+    return res;
+  });
+
+  /** Everything of an agent request between its id and its log line. */
+  async function answer(c: Context<AppEnv>, path: string): Promise<Response> {
     const token = bearerToken(c.req.header("authorization"));
     // A key in the verified-key cache is checked without a promise; others are read.
     const key =
@@ -63,7 +77,7 @@ export function mountAgentApi(
       (await authenticateKey(deps.db, token, deps.keyCache));
     if (!key) return unauthorized(c);
     c.set("key", key);
-    const started = deps.clock.now();
+    const at = deps.clock.now();
     let res: Response;
     try {
       const found = routes.match(path);
@@ -76,7 +90,7 @@ export function mountAgentApi(
     } catch (err) {
       res = onError(err, c);
     }
-    return audited(writer, c, key, res, started);
-  });
+    return audited(writer, c, key, res, at);
+  }
   return { db: deps.db, clock: deps.clock, metering: deps.metering, routes };
 }

@@ -18,26 +18,25 @@ import { mountAgentApi } from "./dispatch.ts";
 import { registerExpensesSummary } from "./expenses-summary/index.ts";
 import { registerGetForecast } from "./forecast/index.ts";
 import { registerListInvoices } from "./invoices/index.ts";
-import { registerOpenApiDocument } from "./openapi.ts";
 import { registerListOrgs } from "./orgs/index.ts";
 import { registerGetPurchaseOrder, registerListPurchaseOrders } from "./purchase-orders/index.ts";
 import { registerRevenueSummary } from "./revenue-summary/index.ts";
 import { registerGetStatus } from "./status/index.ts";
 
 /**
- * Registers the OpenAPI document and every agent route, served through the agent pipeline
- * (dispatch.ts): request id (app.ts) -> authenticate -> path -> target organisation -> required
- * scope -> metering -> validation -> handler, and an audit row. Authentication covers every path
- * under the prefix, registered routes or not (fail closed), except the document.
+ * Registers every agent route, served through the agent pipeline (dispatch.ts): request id ->
+ * authenticate -> path -> target organisation -> required scope -> metering -> validation ->
+ * handler, an audit row and a log line. Authentication covers every path under the prefix,
+ * registered routes or not (fail closed), except the OpenAPI document (openapi.ts, registered
+ * after app.ts's request-log middleware).
  */
 export function registerAgentApi(api: Api, deps: AppDeps): void {
   const db = deps.database.db;
-  // The document first: its own handler answers it, ahead of the pipeline's.
-  registerOpenApiDocument(api);
   const pipeline: ListRouteDeps = {
     ...mountAgentApi(api, {
       db,
       clock: deps.clock,
+      logger: deps.logger,
       // The real metering unless the caller brings one (main.ts adds Redis; tests may pass noop).
       metering: deps.metering ?? createMetering({ db, logger: deps.logger }),
       auditWriter: deps.auditWriter,
