@@ -20,12 +20,28 @@ export function jsonWithId(
   body: unknown,
   status: number,
   headers: Record<string, string> = {},
+  /** JSON members (`"a":1,"b":2`) to append to a body that serialises to an object. */
+  members?: string,
 ): Response {
-  return stampedResponse(serializeReusing(body), status, {
+  const json = serializeReusing(body);
+  return stampedResponse(members ? appendMembers(json, members) : json, status, {
     "Content-Type": "application/json",
     ...headers,
     "X-Request-Id": c.get("requestId"),
   });
+}
+
+/** An object's JSON (`{…}`, text or UTF-8) with `members` added as its last members. */
+export function appendMembers(json: string | Uint8Array, members: string): string | Uint8Array {
+  if (typeof json === "string") {
+    return json === "{}" ? `{${members}}` : `${json.slice(0, -1)},${members}}`;
+  }
+  const empty = json.byteLength === 2;
+  const tail = Buffer.from(`${empty ? "" : ","}${members}}`, "utf8");
+  const out = new Uint8Array(json.byteLength - 1 + tail.byteLength);
+  out.set(json.subarray(0, json.byteLength - 1), 0);
+  out.set(tail, json.byteLength - 1);
+  return out;
 }
 
 /**

@@ -6,6 +6,8 @@
  * they do not expire.
  */
 
+import { isoInstant } from "../iso-instant.ts";
+
 const MINUTE_MS = 60_000;
 
 /** Where an admitted call's credit comes from. */
@@ -65,17 +67,6 @@ export function msUntilNextCredit(state: CreditWindowState, now: Date, windowMs:
   return creditsRemaining(state) > 0 ? 0 : msUntilCreditFrees(state, now, windowMs);
 }
 
-/**
- * The last instant formatted: a busy key's calls, one after another, mostly share their
- * `windowResetAt` (its newest use's millisecond plus the window).
- */
-let isoMemo = { ms: Number.NaN, iso: "" };
-
-function isoAt(ms: number): string {
-  if (ms !== isoMemo.ms) isoMemo = { ms, iso: new Date(ms).toISOString() };
-  return isoMemo.iso;
-}
-
 /** The usage figures for a window state. */
 export function creditUsage(state: CreditWindowState, now: Date, windowMs: number): CreditUsage {
   const resetMs = state.newestUseAt
@@ -88,7 +79,7 @@ export function creditUsage(state: CreditWindowState, now: Date, windowMs: numbe
     topUpCredits: state.topUpCredits,
     nextCreditInMinutes: ceilDiv(msUntilNextCredit(state, now, windowMs), MINUTE_MS),
     fullResetInMinutes: ceilDiv(resetMs, MINUTE_MS),
-    windowResetAt: isoAt(now.getTime() + resetMs),
+    windowResetAt: isoInstant(now.getTime() + resetMs),
   };
 }
 

@@ -94,9 +94,7 @@ export async function metered(
   }
   // A refusal is thrown here, whatever the work produced.
   if (admitting) admission = await admitting;
-  const res = failure
-    ? onError(failure.error, c)
-    : jsonWithId(c, addAlerts(body, admission), 200, admission?.headers);
+  const res = failure ? onError(failure.error, c) : admitted(c, body, admission);
   const settling = hook.settle(req, res.status, admission);
   if (settling) await settling;
   return res;
@@ -106,17 +104,34 @@ export async function metered(
 const orUndefined = (a: MeterAdmission | undefined | void) => a ?? undefined;
 
 /**
- * Adds the alerts metering found to a JSON object body: every organisation route's body can
- * carry `billingAlert` and `ledgerAlert` (spec rule 4), so handlers never deal with them.
+ * A successful response: the body with the admission's headers and alerts. Every organisation
+ * route's body can carry `billingAlert` and `ledgerAlert` (spec rule 4), so handlers never deal
+ * with them: a plain object body gets them as its last members, as `{ ...body, billingAlert }`
+ * would, but appended to the body's JSON rather than by copying the body (the body itself is
+ * never changed: verbs may return values they keep, such as a forecast's weeks).
  */
-export function addAlerts<B>(body: B, admission: MeterAdmission | undefined): B {
+function admitted(c: Context<AppEnv>, body: unknown, admission: MeterAdmission | undefined) {
+  const headers = admission?.headers;
   const figures = admission?.figures;
-  if (!figures || (!figures.billingAlert && !figures.ledgerAlert)) return body;
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return body;
-  const withAlerts: Record<string, unknown> = { ...(body as Record<string, unknown>) };
-  if (figures.billingAlert) withAlerts.billingAlert = figures.billingAlert;
-  if (figures.ledgerAlert) withAlerts.ledgerAlert = figures.ledgerAlert;
-  return withAlerts as B;
+  if (!figures || (!figures.billingAlert && !figures.ledgerAlert)) {
+    return jsonWithId(c, body, 200, headers);
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    return jsonWithId(c, body, 200, headers);
+  }
+  const alerts: Record<string, unknown> = {};
+  const spread =
+    Object.hasOwn(body, "billingAlert") ||
+    Object.hasOwn(body, "ledgerAlert") ||
+    typeof (body as { toJSON?: unknown }).toJSON === "function";
+  if (figures.billingAlert) alerts.billingAlert = figures.billingAlert;
+  if (figures.ledgerAlert) alerts.ledgerAlert = figures.ledgerAlert;
+  if (spread) {
+    // A body naming them itself keeps their place, as the spread would; a body with toJSON
+    // serialises as whatever that answers.
+    return jsonWithId(c, { ...body, ...alerts }, 200, headers);
+  }
+  return jsonWithId(c, body, 200, headers, JSON.stringify(alerts).slice(1, -1));
 }
 
 /**

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { boolArray, intArray, textArray } from "../../db/array-literal.ts";
 import type { DbOrTx } from "../../db/client.ts";
 import { type AgentRequestAudit, recordAgentRequest } from "../../db/queries/audit.ts";
+import { isoInstant } from "../../domain/iso-instant.ts";
 import type { Logger } from "../../logger.ts";
 
 /** Where the pipeline sends one audit row per authenticated agent request. */
@@ -59,17 +60,33 @@ export async function recordAgentRequests(
 }
 
 function insertRows(rows: readonly AgentRequestAudit[]) {
+  const n = rows.length;
+  const keys = new Array<string>(n);
+  const orgs = new Array<string | null>(n);
+  const methods = new Array<string>(n);
+  const routes = new Array<string>(n);
+  const statuses = new Array<number>(n);
+  const sensitive = new Array<boolean>(n);
+  const requests = new Array<string>(n);
+  const ats = new Array<string>(n);
+  for (let i = 0; i < n; i++) {
+    const r = rows[i] as AgentRequestAudit;
+    keys[i] = r.keyId;
+    orgs[i] = r.orgId;
+    methods[i] = r.method;
+    routes[i] = r.route;
+    statuses[i] = r.status;
+    sensitive[i] = r.sensitive;
+    requests[i] = r.requestId;
+    ats[i] = isoInstant(r.at.getTime());
+  }
   // One bound parameter per column, sent as an array literal (db/array-literal.ts).
-  const text = (pick: (r: AgentRequestAudit) => string | null) => textArray(rows.map(pick));
   return sql`
     insert into audit_events (key_id, org_id, method, route, status, sensitive, request_id, at)
     select * from unnest(
-      ${text((r) => r.keyId)}::text[], ${text((r) => r.orgId)}::text[],
-      ${text((r) => r.method)}::text[], ${text((r) => r.route)}::text[],
-      ${intArray(rows.map((r) => r.status))}::int[],
-      ${boolArray(rows.map((r) => r.sensitive))}::boolean[],
-      ${text((r) => r.requestId)}::text[],
-      ${text((r) => r.at.toISOString())}::timestamptz[])`;
+      ${textArray(keys)}::text[], ${textArray(orgs)}::text[], ${textArray(methods)}::text[],
+      ${textArray(routes)}::text[], ${intArray(statuses)}::int[], ${boolArray(sensitive)}::boolean[],
+      ${textArray(requests)}::text[], ${textArray(ats)}::timestamptz[])`;
 }
 
 /** `greatest()` keeps the stamps monotonic whatever order batches commit in. */
@@ -109,8 +126,8 @@ export function latestStamps(rows: readonly AgentRequestAudit[]): {
   const sensitiveAts: (string | null)[] = [];
   for (const key of keys) {
     const s = latest.get(key) as { at: Date; sensitiveAt: Date | null };
-    ats.push(s.at.toISOString());
-    sensitiveAts.push(s.sensitiveAt ? s.sensitiveAt.toISOString() : null);
+    ats.push(isoInstant(s.at.getTime()));
+    sensitiveAts.push(s.sensitiveAt ? isoInstant(s.sensitiveAt.getTime()) : null);
   }
   return { keys, ats, sensitiveAts };
 }

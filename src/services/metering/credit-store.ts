@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { textArray } from "../../db/array-literal.ts";
 import type { DbOrTx } from "../../db/client.ts";
+import { isoInstant } from "../../domain/iso-instant.ts";
 import type { CreditDecision, CreditWindowState } from "../../domain/metering/credit-window.ts";
 import type { PlanName } from "../../domain/metering/plans.ts";
 import {
@@ -368,7 +369,7 @@ export async function settleReservation(
     routes[i] = u.route;
     requests[i] = u.requestId;
     sources[i] = u.source;
-    ats[i] = u.at.toISOString();
+    ats[i] = isoInstant(u.at.getTime());
   }
   // Each column is one bound parameter, sent as an array literal (db/array-literal.ts).
   const result = await db.execute(sql`
