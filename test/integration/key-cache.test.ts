@@ -3,7 +3,12 @@ import { describe, expect, it } from "vitest";
 import { type Db, openPostgres } from "../../src/db/client.ts";
 import { readAuthEpoch } from "../../src/db/queries/api-keys.ts";
 import { apiKeys, organisations } from "../../src/db/schema/index.ts";
+import { keyChecksum } from "../../src/domain/keys.ts";
 import { recordAgentRequests } from "../../src/services/audit/audit-writer.ts";
+import {
+  authenticateKey,
+  authenticateKeyFromCache,
+} from "../../src/services/keys/authenticate-key.ts";
 import { revokeApiKey } from "../../src/services/keys/revoke-api-key.ts";
 import { rotateApiKey } from "../../src/services/keys/rotate-api-key.ts";
 import { VerifiedKeyCache } from "../../src/services/keys/verified-key-cache.ts";
@@ -68,6 +73,33 @@ describe(`verified-key cache (${testDriver})`, () => {
       expect(res.status).toBe(401);
       expect(await res.text()).toBe('{"error":"unauthorized"}');
       expect((await get(app, BANK, created.key)).status).toBe(200);
+    } finally {
+      cache.stop();
+    }
+  });
+
+  it("answers a cached prefix from memory, a wrong secret included, without reading the database", async () => {
+    const { db, cache, created } = await cachedApp();
+    try {
+      expect(await authenticateKey(db, created.key, cache)).not.toBeNull(); // now cached
+      // Another secret for the same prefix, with a valid checksum: only the digest refuses it.
+      const body = "a".repeat(32);
+      const wrong = `cr_live_${created.prefix}_${body}${keyChecksum("cr_live", created.prefix, body)}`;
+      const untouchable = new Proxy(
+        {},
+        {
+          get() {
+            throw new Error("the database was read");
+          },
+        },
+      ) as Db;
+      expect(authenticateKeyFromCache(wrong, cache)).toBeNull();
+      expect(await authenticateKey(untouchable, wrong, cache)).toBeNull();
+      expect(authenticateKeyFromCache(created.key, cache)?.id).toBe(created.id);
+      expect((await authenticateKey(untouchable, created.key, cache))?.id).toBe(created.id);
+      // Not in the cache: the database has to say.
+      const elsewhere = created.key.replace(created.prefix, "0000000000");
+      expect(authenticateKeyFromCache(elsewhere, cache)).toBeUndefined();
     } finally {
       cache.stop();
     }

@@ -28,7 +28,9 @@ export async function authenticateKey(
 ): Promise<AuthenticatedKey | null> {
   const parsed = parseApiKeyShape(rawKey);
   if (!parsed) return null;
-  return verifyFromCache(parsed, cache) ?? verifyFromDatabase(db, parsed, cache);
+  const fromCache = verifyFromCache(parsed, cache);
+  // null is an answer (a wrong secret for a cached key); only undefined reads the database.
+  return fromCache !== undefined ? fromCache : verifyFromDatabase(db, parsed, cache);
 }
 
 /**

@@ -71,10 +71,11 @@ export function mountAgentApi(
   /** Everything of an agent request between its id and its log line. */
   async function answer(c: Context<AppEnv>, path: string): Promise<Response> {
     const token = bearerToken(c.req.header("authorization"));
-    // A key in the verified-key cache is checked without a promise; others are read.
+    // A key in the verified-key cache is checked without a promise (null: refused there, a
+    // malformed key or a wrong secret); only a key the cache does not hold is read.
+    const fromCache = authenticateKeyFromCache(token, deps.keyCache);
     const key =
-      authenticateKeyFromCache(token, deps.keyCache) ??
-      (await authenticateKey(deps.db, token, deps.keyCache));
+      fromCache !== undefined ? fromCache : await authenticateKey(deps.db, token, deps.keyCache);
     if (!key) return unauthorized(c);
     c.set("key", key);
     const at = deps.clock.now();
