@@ -5,7 +5,6 @@ import { onError } from "./http/errors.ts";
 import { allowedMethodsOf, notServed } from "./http/method-not-allowed.ts";
 import { requestLog } from "./http/request-log.ts";
 import { registerAgentApi } from "./http/routes/agent/index.ts";
-import { registerOpenApiDocument } from "./http/routes/agent/openapi.ts";
 import { registerWeb } from "./web/index.tsx";
 
 /** The whole HTTP application, without listen(): tests call `app.request()`. */
@@ -14,10 +13,10 @@ export function createApp(deps: AppDeps) {
 
   // The agent API first: its one handler answers every agent path but the public OpenAPI
   // document, its request id and log line included, so those requests run no other handler.
-  registerAgentApi(app, deps);
+  const agent = registerAgentApi(app, deps);
   // Every other request: request id and log line.
   app.use("*", requestLog(deps.logger));
-  registerOpenApiDocument(app);
+  agent.serveDocument();
   app.get("/healthz", (c) => c.json({ ok: true }));
   registerWeb(app, deps);
 

@@ -1,5 +1,6 @@
 import { asc, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app.ts";
 import type { Db } from "../../src/db/client.ts";
 import { apiKeys, auditEvents } from "../../src/db/schema/index.ts";
 import { generateApiKey, keyChecksum } from "../../src/domain/keys.ts";
@@ -141,6 +142,44 @@ describe(`agent request pipeline (${testDriver})`, () => {
         status: 200,
         keyPrefix: k.prefix,
       });
+    });
+
+    it("logs the request line of a request whose authentication fails with an error (database down)", async () => {
+      const t = await testApp({ captureLogs: true });
+      let down = false;
+      const db = new Proxy(t.db, {
+        get(target, property, receiver) {
+          if (down) throw new Error("database down");
+          return Reflect.get(target, property, receiver);
+        },
+      });
+      const app = createApp({ ...t.deps, database: { ...t.deps.database, db } });
+      down = true;
+      const res = await app.request("/api/agent/bank-accounts", {
+        headers: { Authorization: `Bearer ${generateApiKey("cr_live").key}` },
+      });
+      expect(res.status).toBe(500);
+      const requestId = res.headers.get("x-request-id");
+      const lines = t.logs.map((l) => JSON.parse(l));
+      expect(lines.filter((l) => l.msg === "unhandled error")).toHaveLength(1);
+      expect(lines.filter((l) => l.msg === "request")).toEqual([
+        expect.objectContaining({ requestId, status: 500, path: "/api/agent/bank-accounts" }),
+      ]);
+    });
+
+    it("takes a query name that is an object's prototype key as an ordinary name", async () => {
+      const t = await testApp();
+      const org = await createTestOrg(t.db);
+      const k = await createTestKey(t.db, {
+        kind: "ORG",
+        orgId: org.id,
+        label: "l",
+        scopes: ["READ_CONTACTS"],
+      });
+      for (const query of ["__proto__=a", "__proto__=a&__proto__=b", "constructor=x&toString=y"]) {
+        const r = await get(t.app, `/api/agent/contacts?${query}`, k.key);
+        expect(r.status, `${query}: ${await r.clone().text()}`).toBe(200);
+      }
     });
 
     it("never writes a key or secret to a log line", async () => {

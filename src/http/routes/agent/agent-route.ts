@@ -354,11 +354,13 @@ export function registerKeyRoute<S extends z.ZodType>(
  * for a name given several times.
  */
 function queryValues(c: Context<AppEnv>): Record<string, string | string[]> {
-  const values: Record<string, string | string[]> = {};
-  for (const [name, list] of Object.entries(c.req.queries())) {
-    values[name] = list.length === 1 ? (list[0] as string) : list;
-  }
-  return values;
+  // Object.fromEntries, as the validator does: `__proto__` stays an ordinary name.
+  return Object.fromEntries(
+    Object.entries(c.req.queries()).map(([name, list]) => [
+      name,
+      list.length === 1 ? (list[0] as string) : list,
+    ]),
+  );
 }
 
 /** The path parameters a flat route's schema sees (the nested form's `orgId` left out). */

@@ -63,7 +63,13 @@ export function mountAgentApi(
     const path = c.req.path;
     if (publicPaths.has(path)) return next();
     const started = beginRequest(c, deps.logger);
-    const res = await answer(c, path);
+    let res: Response;
+    try {
+      res = await answer(c, path);
+    } catch (err) {
+      // Authentication failed to answer (its database unreachable): logged, still one log line.
+      res = onError(err, c);
+    }
     logRequest(c, deps.logger, started, res.status);
     return res;
   });

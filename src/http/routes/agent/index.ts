@@ -18,6 +18,7 @@ import { mountAgentApi } from "./dispatch.ts";
 import { registerExpensesSummary } from "./expenses-summary/index.ts";
 import { registerGetForecast } from "./forecast/index.ts";
 import { registerListInvoices } from "./invoices/index.ts";
+import { registerOpenApiDocument } from "./openapi.ts";
 import { registerListOrgs } from "./orgs/index.ts";
 import { registerGetPurchaseOrder, registerListPurchaseOrders } from "./purchase-orders/index.ts";
 import { registerRevenueSummary } from "./revenue-summary/index.ts";
@@ -27,11 +28,14 @@ import { registerGetStatus } from "./status/index.ts";
  * Registers every agent route, served through the agent pipeline (dispatch.ts): request id ->
  * authenticate -> path -> target organisation -> required scope -> metering -> validation ->
  * handler, an audit row and a log line. Authentication covers every path under the prefix,
- * registered routes or not (fail closed), except the OpenAPI document (openapi.ts, registered
- * after app.ts's request-log middleware).
+ * registered routes or not (fail closed), except the OpenAPI document (openapi.ts), whose handler
+ * the caller mounts with the returned `serveDocument`.
  */
-export function registerAgentApi(api: Api, deps: AppDeps): void {
+export function registerAgentApi(api: Api, deps: AppDeps): { serveDocument: () => void } {
   const db = deps.database.db;
+  // Described first (it leads the document's paths); served by its own handler, mounted by the
+  // caller after the request-log middleware (app.ts).
+  const serveDocument = registerOpenApiDocument(api);
   const pipeline: ListRouteDeps = {
     ...mountAgentApi(api, {
       db,
@@ -69,4 +73,5 @@ export function registerAgentApi(api: Api, deps: AppDeps): void {
   // Last: the first registered route answering a path wins (the route table refuses a static
   // path an earlier pattern answers), so /contacts/{id} follows every static /contacts/<word>.
   registerGetContact(api, pipeline);
+  return { serveDocument };
 }

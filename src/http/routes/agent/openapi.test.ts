@@ -31,6 +31,12 @@ describe("GET /api/agent/openapi.json", () => {
     expect(r.body.servers).toEqual([
       { url: "http://api.example.test", description: "This server" },
     ]);
+    // The document describes itself first, then the routes in their registration order.
+    expect(Object.keys(r.body.paths).slice(0, 3)).toEqual([
+      "/api/agent/openapi.json",
+      "/api/agent/orgs",
+      "/api/agent/bank-accounts",
+    ]);
   });
 
   it("documents the bearer scheme and both forms of every organisation route with one schema", async () => {

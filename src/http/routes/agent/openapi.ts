@@ -59,8 +59,12 @@ const API_DESCRIPTION = [
 /**
  * `GET /api/agent/openapi.json`, public. Generated from the registered route schemas on first
  * request and cached (routes do not change at run time); `servers` names the requesting origin.
+ *
+ * Returns the function that mounts its handler: the document describes itself first (the first
+ * of `paths`), but its handler goes after app.ts's request-log middleware, which the agent
+ * API's own handler precedes (app.ts).
  */
-export function registerOpenApiDocument(api: Api): void {
+export function registerOpenApiDocument(api: Api): () => void {
   api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",
     scheme: "bearer",
@@ -84,22 +88,24 @@ export function registerOpenApiDocument(api: Api): void {
       },
     },
   });
-  api.openapi(route, (c) => {
-    cached ??= api.getOpenAPI31Document({
-      openapi: "3.1.0",
-      info: {
-        title: "Cash Runway agent API",
-        version: API_VERSION,
-        description: API_DESCRIPTION,
-      },
-      security: [{ bearerAuth: [] }],
-      tags: [
-        { name: "orgs", description: "Reachable organisations (partner discovery)." },
-        { name: "bank-accounts", description: "Bank accounts and balances (READ_BANK)." },
-        { name: "meta", description: "This document." },
-      ],
-    }) as unknown as Record<string, unknown>;
-    const origin = new URL(c.req.url).origin;
-    return c.json({ ...cached, servers: [{ url: origin, description: "This server" }] }, 200);
-  });
+  api.openAPIRegistry.registerPath(route);
+  return () =>
+    api.get(OPENAPI_PATH, (c) => {
+      cached ??= api.getOpenAPI31Document({
+        openapi: "3.1.0",
+        info: {
+          title: "Cash Runway agent API",
+          version: API_VERSION,
+          description: API_DESCRIPTION,
+        },
+        security: [{ bearerAuth: [] }],
+        tags: [
+          { name: "orgs", description: "Reachable organisations (partner discovery)." },
+          { name: "bank-accounts", description: "Bank accounts and balances (READ_BANK)." },
+          { name: "meta", description: "This document." },
+        ],
+      }) as unknown as Record<string, unknown>;
+      const origin = new URL(c.req.url).origin;
+      return c.json({ ...cached, servers: [{ url: origin, description: "This server" }] }, 200);
+    });
 }
