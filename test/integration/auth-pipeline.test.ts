@@ -13,6 +13,7 @@ import { createPartner, linkPartner, unlinkPartner } from "../../src/services/pa
 import { createUser } from "../../src/services/users/create-user.ts";
 import { createTestKey, get, getJson, rowsOf, TEST_NOW, testApp } from "../helpers/api.ts";
 import { createTestOrg } from "../helpers/factories.ts";
+import { orgWithKey } from "../helpers/metering.ts";
 import { testDriver } from "../helpers/test-db.ts";
 
 /** Every organisation-scoped endpoint and its scope: the shared contract runs over all of them. */
@@ -169,13 +170,7 @@ describe(`agent request pipeline (${testDriver})`, () => {
 
     it("takes a query name that is an object's prototype key as an ordinary name", async () => {
       const t = await testApp();
-      const org = await createTestOrg(t.db);
-      const k = await createTestKey(t.db, {
-        kind: "ORG",
-        orgId: org.id,
-        label: "l",
-        scopes: ["READ_CONTACTS"],
-      });
+      const { key: k } = await orgWithKey(t.db, { scopes: ["READ_CONTACTS"] });
       for (const query of ["__proto__=a", "__proto__=a&__proto__=b", "constructor=x&toString=y"]) {
         const r = await get(t.app, `/api/agent/contacts?${query}`, k.key);
         expect(r.status, `${query}: ${await r.clone().text()}`).toBe(200);
@@ -600,13 +595,7 @@ describe(`agent request pipeline (${testDriver})`, () => {
           close: async () => {},
         },
       });
-      const org = await createTestOrg(t.db);
-      const k = await createTestKey(t.db, {
-        kind: "ORG",
-        orgId: org.id,
-        label: "l",
-        scopes: ["READ_BANK"],
-      });
+      const { key: k } = await orgWithKey(t.db);
       const res = await get(t.app, "/api/agent/bank-accounts", k.key);
       expect(res.status).toBe(500);
       const text = await res.text();

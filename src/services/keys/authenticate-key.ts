@@ -26,26 +26,25 @@ export async function authenticateKey(
   rawKey: string,
   cache?: VerifiedKeyCache,
 ): Promise<AuthenticatedKey | null> {
+  return await authenticateKeySoon(db, rawKey, cache);
+}
+
+/**
+ * `authenticateKey`, answered as it is (not a promise) when no database read is needed: a
+ * malformed key (null) or a prefix in the cache (the key, or null for a wrong secret or family).
+ * Only a key the cache does not hold is read. The request pipeline uses it, so a cached key costs
+ * it no promise.
+ */
+export function authenticateKeySoon(
+  db: DbOrTx,
+  rawKey: string,
+  cache?: VerifiedKeyCache,
+): AuthenticatedKey | null | Promise<AuthenticatedKey | null> {
   const parsed = parseApiKeyShape(rawKey);
   if (!parsed) return null;
   const fromCache = verifyFromCache(parsed, cache);
   // null is an answer (a wrong secret for a cached key); only undefined reads the database.
   return fromCache !== undefined ? fromCache : verifyFromDatabase(db, parsed, cache);
-}
-
-/**
- * The answer `authenticateKey` gives without the database, when it has one: null for a malformed
- * key; for a prefix in the cache, the key (or null for a wrong secret or family); undefined when
- * the database must be read. Synchronous, so the request pipeline pays no promise for a cached
- * key.
- */
-export function authenticateKeyFromCache(
-  rawKey: string,
-  cache?: VerifiedKeyCache,
-): AuthenticatedKey | null | undefined {
-  const parsed = parseApiKeyShape(rawKey);
-  if (!parsed) return null;
-  return verifyFromCache(parsed, cache);
 }
 
 function verifyFromCache(

@@ -3,10 +3,7 @@ import type { Db } from "../../../db/client.ts";
 import type { Clock } from "../../../domain/clock.ts";
 import type { Logger } from "../../../logger.ts";
 import { type AuditWriter, immediateAuditWriter } from "../../../services/audit/audit-writer.ts";
-import {
-  authenticateKey,
-  authenticateKeyFromCache,
-} from "../../../services/keys/authenticate-key.ts";
+import { authenticateKeySoon } from "../../../services/keys/authenticate-key.ts";
 import type { VerifiedKeyCache } from "../../../services/keys/verified-key-cache.ts";
 import type { Api } from "../../api.ts";
 import type { AppEnv } from "../../env.ts";
@@ -76,12 +73,13 @@ export function mountAgentApi(
 
   /** Everything of an agent request between its id and its log line. */
   async function answer(c: Context<AppEnv>, path: string): Promise<Response> {
-    const token = bearerToken(c.req.header("authorization"));
-    // A key in the verified-key cache is checked without a promise (null: refused there, a
-    // malformed key or a wrong secret); only a key the cache does not hold is read.
-    const fromCache = authenticateKeyFromCache(token, deps.keyCache);
-    const key =
-      fromCache !== undefined ? fromCache : await authenticateKey(deps.db, token, deps.keyCache);
+    // A malformed key or one in the verified-key cache is answered without a promise.
+    const soon = authenticateKeySoon(
+      deps.db,
+      bearerToken(c.req.header("authorization")),
+      deps.keyCache,
+    );
+    const key = soon instanceof Promise ? await soon : soon;
     if (!key) return unauthorized(c);
     c.set("key", key);
     const at = deps.clock.now();
