@@ -7,7 +7,9 @@
  *   baseline — a bare route running the same service verb (same SQL and serialization) without
  *              the pipeline (no key lookup, org resolution, scope check, metering or audit);
  *   real     — the real endpoint through the whole pipeline.
- * It prints requests/s, p50 and p99 (medians over rounds), and real/baseline and real/ceiling.
+ * It prints requests/s, p50 and p99 (medians over rounds), and real/baseline and real/ceiling:
+ * as ratios of those medians, and round by round (each round's real over the same round's
+ * baseline; median, min and max over rounds), which the machine's drift between rounds moves less.
  *
  * Environment: BENCH_DRIVERS (postgres,pglite), BENCH_INVOICES (100000), BENCH_SECONDS (5),
  * BENCH_ROUNDS (3), BENCH_CONNECTIONS (10), BENCH_DATABASE_URL, BENCH_ONLY (endpoint names),
@@ -102,6 +104,14 @@ interface Row {
    * adds to a request's latency when the server is not saturated (issue 4's target).
    */
   atRate: { rate: number; unmetered: Summary; real: Summary };
+  /**
+   * real/baseline and unmetered/baseline round by round (the two measured in the same round,
+   * seconds apart): median, min and max over rounds. The machine's speed drifts between rounds
+   * (shared hosts: the same target's requests/s moved by up to 30% between rounds of one run),
+   * and a ratio of two medians taken from different rounds carries that drift; a ratio within a
+   * round mostly does not.
+   */
+  paired: Record<"real" | "unmetered", { median: number; min: number; max: number }>;
 }
 
 interface Summary extends LoadResult {
@@ -305,6 +315,10 @@ async function benchDriver(driver: string): Promise<{
           unmetered: summarise(atRate.unmetered),
           real: summarise(atRate.real),
         },
+        paired: {
+          real: pairedRatios(samples.real, samples.baseline),
+          unmetered: pairedRatios(samples.unmetered, samples.baseline),
+        },
       });
       printRow(rows[rows.length - 1] as Row);
     }
@@ -314,6 +328,12 @@ async function benchDriver(driver: string): Promise<{
   } finally {
     await database.close();
   }
+}
+
+/** Round-by-round ratios of requests/s (`a[i] / b[i]`): median, min and max. */
+function pairedRatios(a: LoadResult[], b: LoadResult[]) {
+  const ratios = a.map((x, i) => x.requestsPerSecond / (b[i]?.requestsPerSecond ?? Number.NaN));
+  return { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) };
 }
 
 const fmt = (n: number, d = 1) => n.toFixed(d);
@@ -332,6 +352,12 @@ function printRow(r: Row) {
   console.log(
     `  real/baseline ${ratio(r.real, r.baseline)}   real/ceiling ${ratio(r.real, r.ceiling)}   ` +
       `unmetered/baseline ${ratio(r.unmetered, r.baseline)}   real/unmetered ${ratio(r.real, r.unmetered)}`,
+  );
+  const paired = (x: { median: number; min: number; max: number }) =>
+    `${fmt(x.median, 2)} (min ${fmt(x.min, 2)}, max ${fmt(x.max, 2)})`;
+  console.log(
+    `  round by round: real/baseline ${paired(r.paired.real)}   ` +
+      `unmetered/baseline ${paired(r.paired.unmetered)}`,
   );
   const { rate, unmetered, real } = r.atRate;
   console.log(
