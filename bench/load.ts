@@ -95,6 +95,20 @@ export function median(values: number[]): number {
   return s.length % 2 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
 }
 
+/**
+ * Round-by-round ratios of requests/s (`a[i] / b[i]`, the two targets measured in the same round):
+ * median, min and max. Unlike the ratio of the two medians, a machine that drifts between rounds
+ * moves both sides of each ratio alike.
+ */
+export function pairedRatios(
+  a: readonly Pick<LoadResult, "requestsPerSecond">[],
+  b: readonly Pick<LoadResult, "requestsPerSecond">[],
+): { median: number; min: number; max: number } {
+  if (a.length !== b.length) throw new Error("pairedRatios: rounds of different counts");
+  const ratios = a.map((x, i) => x.requestsPerSecond / (b[i] as LoadResult).requestsPerSecond);
+  return { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) };
+}
+
 /** p-th percentile (0..100) of a sample, nearest rank. */
 export function percentile(values: number[], p: number): number {
   const s = [...values].sort((a, b) => a - b);

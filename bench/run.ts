@@ -53,6 +53,7 @@ import {
   listen,
   load,
   median,
+  pairedRatios,
   percentile,
   staticServer,
   summariseLoads,
@@ -328,12 +329,6 @@ async function benchDriver(driver: string): Promise<{
   } finally {
     await database.close();
   }
-}
-
-/** Round-by-round ratios of requests/s (`a[i] / b[i]`): median, min and max. */
-function pairedRatios(a: LoadResult[], b: LoadResult[]) {
-  const ratios = a.map((x, i) => x.requestsPerSecond / (b[i]?.requestsPerSecond ?? Number.NaN));
-  return { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) };
 }
 
 const fmt = (n: number, d = 1) => n.toFixed(d);
