@@ -1,0 +1,3 @@
+import { runStdio } from "./stdio.ts";
+
+await runStdio();
