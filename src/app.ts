@@ -4,7 +4,9 @@ import type { AppDeps, AppEnv } from "./http/env.ts";
 import { onError } from "./http/errors.ts";
 import { allowedMethodsOf, notServed } from "./http/method-not-allowed.ts";
 import { requestLog } from "./http/request-log.ts";
+import { OPENAPI_PATH } from "./http/routes/agent/agent-route.ts";
 import { registerAgentApi } from "./http/routes/agent/index.ts";
+import { registerApiReference } from "./web/api-reference.ts";
 import { registerWeb } from "./web/index.tsx";
 
 /** The whole HTTP application, without listen(): tests call `app.request()`. */
@@ -18,6 +20,16 @@ export function createApp(deps: AppDeps) {
   app.use("*", requestLog(deps.logger));
   agent.serveDocument();
   app.get("/healthz", (c) => c.json({ ok: true }));
+  let agentDocument: Promise<Record<string, unknown>> | undefined;
+  registerApiReference(app, {
+    // The document as /api/agent/openapi.json serves it (generated once, from the route schemas).
+    agentDocument: () => {
+      agentDocument ??= Promise.resolve(app.request(OPENAPI_PATH)).then(
+        (res) => res.json() as Promise<Record<string, unknown>>,
+      );
+      return agentDocument;
+    },
+  });
   registerWeb(app, deps);
 
   // A path that exists for other methods answers 405 with Allow (after authentication on the

@@ -276,6 +276,13 @@ export const KeysPage: FC<{
         secret is shown once; only a one-way hash is kept. Every request is audited. Times are in{" "}
         {org.timezone}.
       </p>
+      <p>
+        <a href="/docs" id="api-reference-link">
+          API reference and agent set-up
+        </a>{" "}
+        — endpoints, the MCP server (Claude Desktop, Cursor, Streamable HTTP), the TypeScript client
+        and the <code>runway</code> command line.
+      </p>
       {notice ? <Notice kind="ok">{notice}</Notice> : null}
       {error ? <Notice kind="error">{error}</Notice> : null}
       <CreateKeyPanel view={view} canManageOrgKeys={canManageOrgKeys} form={form} />
