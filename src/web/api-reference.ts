@@ -129,6 +129,7 @@ export function connectSection(origin: string): string {
     'import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";',
     "",
     `const transport = new StreamableHTTPClientTransport(new URL("${origin}/mcp"), {`,
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the snippet's own template string
     "  requestInit: { headers: { Authorization: `Bearer ${process.env.CASHRUNWAY_TOKEN}` } },",
     "});",
     'const client = new Client({ name: "my-agent", version: "1.0.0" });',
