@@ -24,7 +24,7 @@ const lines = (v: BillingView) => [
   `Billing account ${v.billingAccountId} (organisation ${v.orgId})`,
   `  plan:       ${v.plan}`,
   `  status:     ${v.status}${v.trialEndsAt ? ` (trial ends ${v.trialEndsAt})` : ""}`,
-  `  auto top-up: ${v.autoTopUp ? "on" : "off"}`,
+  `  auto top-up: ${v.autoTopUp ? "on" : "off"}${v.autoTopUpBlocker ? ` (unavailable: ${v.autoTopUpBlocker})` : ""}`,
   ...v.seats.map((s) => `  seat:       ${s.userId} on ${s.plan}`),
 ];
 
@@ -119,7 +119,12 @@ export const billingCommand = defineCommand({
           },
           ctx.clock.now(),
         );
-        ctx.print({ ...view }, lines(view));
+        ctx.print({ ...view }, [
+          ...lines(view),
+          ...(view.autoTopUpTurnedOff
+            ? [`  auto top-up turned off: ${view.autoTopUpTurnedOff}`]
+            : []),
+        ]);
       } finally {
         await database.close();
       }
