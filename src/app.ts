@@ -1,11 +1,16 @@
+import type { OpenApiDocument } from "@cashrunway/mcp";
 import type { Context } from "hono";
 import { createApi } from "./http/api.ts";
 import type { AppDeps, AppEnv } from "./http/env.ts";
 import { onError } from "./http/errors.ts";
 import { allowedMethodsOf, notServed } from "./http/method-not-allowed.ts";
+import { bearerToken } from "./http/pipeline/authenticate.ts";
 import { requestLog } from "./http/request-log.ts";
 import { OPENAPI_PATH } from "./http/routes/agent/agent-route.ts";
 import { registerAgentApi } from "./http/routes/agent/index.ts";
+import { dispatchingRunner } from "./mcp/agent-operation.ts";
+import { createMcpHandler, MCP_PATH } from "./mcp/endpoint.ts";
+import { authenticateKey } from "./services/keys/authenticate-key.ts";
 import { registerApiReference } from "./web/api-reference.ts";
 import { registerWeb } from "./web/index.tsx";
 
@@ -20,16 +25,29 @@ export function createApp(deps: AppDeps) {
   app.use("*", requestLog(deps.logger));
   agent.serveDocument();
   app.get("/healthz", (c) => c.json({ ok: true }));
-  let agentDocument: Promise<Record<string, unknown>> | undefined;
-  registerApiReference(app, {
-    // The document as /api/agent/openapi.json serves it (generated once, from the route schemas).
-    agentDocument: () => {
-      agentDocument ??= Promise.resolve(app.request(OPENAPI_PATH)).then(
-        (res) => res.json() as Promise<Record<string, unknown>>,
-      );
-      return agentDocument;
-    },
+  // The document as /api/agent/openapi.json serves it (generated once, from the route schemas).
+  let served: Promise<Record<string, unknown>> | undefined;
+  const agentDocument = () => {
+    served ??= Promise.resolve(app.request(OPENAPI_PATH)).then(
+      (res) => res.json() as Promise<Record<string, unknown>>,
+    );
+    return served;
+  };
+  registerApiReference(app, { agentDocument });
+  // MCP over Streamable HTTP: a tool call is the agent request it maps to, run by the agent API
+  // itself (src/mcp/agent-operation.ts).
+  const mcp = createMcpHandler({
+    db: deps.database.db,
+    authenticate: (request) =>
+      authenticateKey(
+        deps.database.db,
+        bearerToken(request.headers.get("authorization") ?? undefined),
+        deps.keyCache,
+      ),
+    runAgentOperation: dispatchingRunner((request) => app.fetch(request)),
+    document: () => agentDocument() as Promise<unknown> as Promise<OpenApiDocument>,
   });
+  app.all(MCP_PATH, (c) => mcp(c.req.raw));
   registerWeb(app, deps);
 
   // A path that exists for other methods answers 405 with Allow (after authentication on the
