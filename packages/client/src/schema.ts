@@ -3396,7 +3396,7 @@ export interface operations {
     listInvoices: {
         parameters: {
             query?: {
-                /** @description Comma-separated ledger statuses from `DRAFT`, `SUBMITTED`, `AUTHORISED`, `PAID`, `VOIDED`, `DELETED` (the parameter may also be repeated). Case-insensitive; unknown values are ignored. When every value given is unknown (`status=UNPAID`) nothing matches: an unknown word never widens the set. An empty value (`status=`) means no status filter. */
+                /** @description Comma-separated ledger statuses from `DRAFT`, `SUBMITTED`, `AUTHORISED`, `PAID`, `VOIDED`, `DELETED` (the parameter may also be repeated). Case-insensitive. Unknown values are ignored (the spec's rule), never matched literally: `status=PAID,UNPAID` is `status=PAID`, and a list with no known value (`status=UNPAID`), like an empty one (`status=`), is no status filter at all, so the whole list answers. Check a status against the values above before relying on the filter to narrow a sum. */
                 status?: string | string[];
                 /** @description Only documents of this contact: the ledger contact id, as `contactId` on rows and `id` in /contacts. */
                 contactId?: string;
@@ -3513,7 +3513,7 @@ export interface operations {
     listInvoicesForOrg: {
         parameters: {
             query?: {
-                /** @description Comma-separated ledger statuses from `DRAFT`, `SUBMITTED`, `AUTHORISED`, `PAID`, `VOIDED`, `DELETED` (the parameter may also be repeated). Case-insensitive; unknown values are ignored. When every value given is unknown (`status=UNPAID`) nothing matches: an unknown word never widens the set. An empty value (`status=`) means no status filter. */
+                /** @description Comma-separated ledger statuses from `DRAFT`, `SUBMITTED`, `AUTHORISED`, `PAID`, `VOIDED`, `DELETED` (the parameter may also be repeated). Case-insensitive. Unknown values are ignored (the spec's rule), never matched literally: `status=PAID,UNPAID` is `status=PAID`, and a list with no known value (`status=UNPAID`), like an empty one (`status=`), is no status filter at all, so the whole list answers. Check a status against the values above before relying on the filter to narrow a sum. */
                 status?: string | string[];
                 /** @description Only documents of this contact: the ledger contact id, as `contactId` on rows and `id` in /contacts. */
                 contactId?: string;
@@ -3633,7 +3633,7 @@ export interface operations {
     listBills: {
         parameters: {
             query?: {
-                /** @description Comma-separated ledger statuses from `DRAFT`, `SUBMITTED`, `AUTHORISED`, `PAID`, `VOIDED`, `DELETED` (the parameter may also be repeated). Case-insensitive; unknown values are ignored. When every value given is unknown (`status=UNPAID`) nothing matches: an unknown word never widens the set. An empty value (`status=`) means no status filter. */
+                /** @description Comma-separated ledger statuses from `DRAFT`, `SUBMITTED`, `AUTHORISED`, `PAID`, `VOIDED`, `DELETED` (the parameter may also be repeated). Case-insensitive. Unknown values are ignored (the spec's rule), never matched literally: `status=PAID,UNPAID` is `status=PAID`, and a list with no known value (`status=UNPAID`), like an empty one (`status=`), is no status filter at all, so the whole list answers. Check a status against the values above before relying on the filter to narrow a sum. */
                 status?: string | string[];
                 /** @description Only documents of this contact: the ledger contact id, as `contactId` on rows and `id` in /contacts. */
                 contactId?: string;
@@ -3750,7 +3750,7 @@ export interface operations {
     listBillsForOrg: {
         parameters: {
             query?: {
-                /** @description Comma-separated ledger statuses from `DRAFT`, `SUBMITTED`, `AUTHORISED`, `PAID`, `VOIDED`, `DELETED` (the parameter may also be repeated). Case-insensitive; unknown values are ignored. When every value given is unknown (`status=UNPAID`) nothing matches: an unknown word never widens the set. An empty value (`status=`) means no status filter. */
+                /** @description Comma-separated ledger statuses from `DRAFT`, `SUBMITTED`, `AUTHORISED`, `PAID`, `VOIDED`, `DELETED` (the parameter may also be repeated). Case-insensitive. Unknown values are ignored (the spec's rule), never matched literally: `status=PAID,UNPAID` is `status=PAID`, and a list with no known value (`status=UNPAID`), like an empty one (`status=`), is no status filter at all, so the whole list answers. Check a status against the values above before relying on the filter to narrow a sum. */
                 status?: string | string[];
                 /** @description Only documents of this contact: the ledger contact id, as `contactId` on rows and `id` in /contacts. */
                 contactId?: string;
@@ -3870,7 +3870,7 @@ export interface operations {
     listCreditNotes: {
         parameters: {
             query?: {
-                /** @description Comma-separated raw ledger credit-note statuses from `DRAFT`, `SUBMITTED`, `AUTHORISED`, `PAID`, `VOIDED`, `DELETED` (the parameter may also be repeated). Case-insensitive; unknown values are ignored. When every value given is unknown (`status=UNPAID`) nothing matches: an unknown word never widens the set. An empty value (`status=`) means no status filter. */
+                /** @description Comma-separated raw ledger credit-note statuses from `DRAFT`, `SUBMITTED`, `AUTHORISED`, `PAID`, `VOIDED`, `DELETED` (the parameter may also be repeated). Case-insensitive. Unknown values are ignored (the spec's rule), never matched literally: `status=PAID,UNPAID` is `status=PAID`, and a list with no known value (`status=UNPAID`), like an empty one (`status=`), is no status filter at all, so the whole list answers. Check a status against the values above before relying on the filter to narrow a sum. */
                 status?: string | string[];
                 /** @description Only documents of this contact: the ledger contact id, as `contactId` on rows and `id` in /contacts. */
                 contactId?: string;
@@ -3985,7 +3985,7 @@ export interface operations {
     listCreditNotesForOrg: {
         parameters: {
             query?: {
-                /** @description Comma-separated raw ledger credit-note statuses from `DRAFT`, `SUBMITTED`, `AUTHORISED`, `PAID`, `VOIDED`, `DELETED` (the parameter may also be repeated). Case-insensitive; unknown values are ignored. When every value given is unknown (`status=UNPAID`) nothing matches: an unknown word never widens the set. An empty value (`status=`) means no status filter. */
+                /** @description Comma-separated raw ledger credit-note statuses from `DRAFT`, `SUBMITTED`, `AUTHORISED`, `PAID`, `VOIDED`, `DELETED` (the parameter may also be repeated). Case-insensitive. Unknown values are ignored (the spec's rule), never matched literally: `status=PAID,UNPAID` is `status=PAID`, and a list with no known value (`status=UNPAID`), like an empty one (`status=`), is no status filter at all, so the whole list answers. Check a status against the values above before relying on the filter to narrow a sum. */
                 status?: string | string[];
                 /** @description Only documents of this contact: the ledger contact id, as `contactId` on rows and `id` in /contacts. */
                 contactId?: string;
@@ -4325,7 +4325,7 @@ export interface operations {
     listPurchaseOrders: {
         parameters: {
             query?: {
-                /** @description Comma-separated purchase-order statuses (matched verbatim, no cash-flow mapping) from `DRAFT`, `SUBMITTED`, `AUTHORISED`, `BILLED`, `DELETED` (the parameter may also be repeated). Case-insensitive; unknown values are ignored. When every value given is unknown (`status=UNPAID`) nothing matches: an unknown word never widens the set. An empty value (`status=`) means no status filter. */
+                /** @description Comma-separated purchase-order statuses (matched verbatim, no cash-flow mapping) from `DRAFT`, `SUBMITTED`, `AUTHORISED`, `BILLED`, `DELETED` (the parameter may also be repeated). Case-insensitive. Unknown values are ignored (the spec's rule), never matched literally: `status=PAID,UNPAID` is `status=PAID`, and a list with no known value (`status=UNPAID`), like an empty one (`status=`), is no status filter at all, so the whole list answers. Check a status against the values above before relying on the filter to narrow a sum. */
                 status?: string | string[];
                 /** @description Only documents of this contact: the ledger contact id, as `contactId` on rows and `id` in /contacts. */
                 contactId?: string;
@@ -4440,7 +4440,7 @@ export interface operations {
     listPurchaseOrdersForOrg: {
         parameters: {
             query?: {
-                /** @description Comma-separated purchase-order statuses (matched verbatim, no cash-flow mapping) from `DRAFT`, `SUBMITTED`, `AUTHORISED`, `BILLED`, `DELETED` (the parameter may also be repeated). Case-insensitive; unknown values are ignored. When every value given is unknown (`status=UNPAID`) nothing matches: an unknown word never widens the set. An empty value (`status=`) means no status filter. */
+                /** @description Comma-separated purchase-order statuses (matched verbatim, no cash-flow mapping) from `DRAFT`, `SUBMITTED`, `AUTHORISED`, `BILLED`, `DELETED` (the parameter may also be repeated). Case-insensitive. Unknown values are ignored (the spec's rule), never matched literally: `status=PAID,UNPAID` is `status=PAID`, and a list with no known value (`status=UNPAID`), like an empty one (`status=`), is no status filter at all, so the whole list answers. Check a status against the values above before relying on the filter to narrow a sum. */
                 status?: string | string[];
                 /** @description Only documents of this contact: the ledger contact id, as `contactId` on rows and `id` in /contacts. */
                 contactId?: string;
