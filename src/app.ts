@@ -47,7 +47,8 @@ export function createApp(deps: AppDeps) {
     runAgentOperation: dispatchingRunner((request) => app.fetch(request)),
     document: () => agentDocument() as Promise<unknown> as Promise<OpenApiDocument>,
   });
-  app.all(MCP_PATH, (c) => mcp(c.req.raw));
+  // Stateless: POST only; GET (a server-initiated stream) and DELETE (a session) answer 405.
+  app.post(MCP_PATH, (c) => mcp(c.req.raw));
   registerWeb(app, deps);
 
   // A path that exists for other methods answers 405 with Allow (after authentication on the

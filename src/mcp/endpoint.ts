@@ -38,9 +38,9 @@ export interface McpEndpointDeps {
  * serves; a tool call is one agent operation of the caller's key (`runAgentOperation`), so it is
  * scoped, metered (one credit), gated for sensitive data and audited as the GET it maps to.
  *
- * A request without a valid key is refused with 401 before any MCP message is read. `GET` (a
- * server-initiated stream) and `DELETE` (ending a session) have nothing to serve without
- * sessions: the SDK's transport answers them 405.
+ * A request without a valid key is refused with 401 before any MCP message is read. Only POST is
+ * routed here: `GET` (a server-initiated stream) and `DELETE` (ending a session) have nothing to
+ * serve without sessions, and the application answers them 405.
  */
 export function createMcpHandler(deps: McpEndpointDeps): (request: Request) => Promise<Response> {
   let tools: Promise<AgentTool[]> | undefined;

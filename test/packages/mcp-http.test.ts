@@ -48,5 +48,11 @@ describe("/mcp without a valid key", () => {
       expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);
       expect(await res.json()).toEqual({ error: "unauthorized" });
     }
+    // Stateless: no session to open a stream on or to end.
+    for (const method of ["GET", "DELETE"]) {
+      const res = await t.app.request("/mcp", { method });
+      expect(res.status).toBe(405);
+      expect(res.headers.get("allow")).toContain("POST");
+    }
   });
 });
