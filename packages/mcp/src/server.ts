@@ -1,4 +1,5 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import {
   CallToolRequestSchema,
   type CallToolResult,
@@ -48,6 +49,13 @@ export interface AgentBackend {
   call(call: AgentCall): Promise<AgentAnswer>;
 }
 
+/**
+ * One JSON Schema validator for every server: the SDK would compile a new Ajv instance (with its
+ * formats) for each `Server`, and the Streamable HTTP endpoint makes a server per request. It is
+ * used only to check elicitation answers, which these servers never ask for.
+ */
+const sharedValidator = new AjvJsonSchemaValidator();
+
 export const SERVER_INSTRUCTIONS =
   "Cash Runway: read-only cash data of a business (bank balances, cash position, the 13-week " +
   "cash forecast, receivables, payables, contacts, summaries). Prefer the summary tools " +
@@ -75,6 +83,7 @@ export function createAgentMcpServer(opts: {
     {
       capabilities: { tools: { listChanged: true }, prompts: {} },
       instructions: SERVER_INSTRUCTIONS,
+      jsonSchemaValidator: sharedValidator,
     },
   );
 
