@@ -148,7 +148,7 @@ async function main() {
       return `  MCP/GET ${k.padEnd(4)} median ${fmt(median(r), 3)}  min ${fmt(r[0] ?? 0, 3)}  max ${fmt(r.at(-1) ?? 0, 3)}`;
     };
     process.stdout.write(
-      [
+      `${[
         `\n${c.tool} vs GET ${c.path} (${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections; medians)`,
         line(`GET ${c.path.replace("/api/agent", "")}`, gets),
         line(`MCP ${c.tool}`, mcps),
@@ -158,7 +158,7 @@ async function main() {
         bad > 0 ? `  non-2xx answers: ${bad}` : "",
       ]
         .filter(Boolean)
-        .join("\n") + "\n",
+        .join("\n")}\n`,
     );
   }
 
