@@ -62,7 +62,7 @@ describe(`runway, the agent CLI (${testDriver})`, () => {
 
     const missing = await runway(["auth", "login"], { CASHRUNWAY_CONFIG: config });
     expect(missing.code).toBe(EXIT.usage);
-  });
+  }, 180_000);
 
   it("auth login validates against /status, then saves the profile in a 0600 file", async () => {
     const config = join(home, "saved", "runway.json");
@@ -116,7 +116,7 @@ describe(`runway, the agent CLI (${testDriver})`, () => {
     });
     expect(logout.code).toBe(EXIT.ok);
     expect(Object.keys(JSON.parse(await readFile(config, "utf8")).profiles)).toEqual(["default"]);
-  });
+  }, 180_000);
 
   it("prints exactly the endpoint's body with --json, for every command", async () => {
     const config = join(home, "json", "runway.json");
@@ -171,7 +171,7 @@ describe(`runway, the agent CLI (${testDriver})`, () => {
     );
     const directPage = await getJson(w.t.app, "/api/agent/invoices?status=AUTHORISED&limit=2", key);
     expect(withoutCursor(JSON.parse(page.stdout))).toEqual(withoutCursor(directPage.body));
-  });
+  }, 180_000);
 
   it("prints human tables by default", async () => {
     const env = {
@@ -187,7 +187,7 @@ describe(`runway, the agent CLI (${testDriver})`, () => {
     const invoices = await runway(["invoices", "list", "--limit", "3"], env);
     // A page can be shorter than --limit: rows of the sensitive contact are withheld.
     expect(invoices.stdout).toMatch(/\n\d of \d+ invoices\.\nMore: --cursor \S+\n/);
-  });
+  }, 180_000);
 
   it("exits 2 on usage errors, 3 on auth errors, 4 on rate limits", async () => {
     const env = { CASHRUNWAY_URL: served.url, CASHRUNWAY_CONFIG: join(home, "codes.json") };
@@ -222,7 +222,7 @@ describe(`runway, the agent CLI (${testDriver})`, () => {
     const limited = await runway(["contacts", "summary"], freeEnv);
     expect(limited.code).toBe(EXIT.rateLimited);
     expect(limited.stderr).toMatch(/credits_exhausted.*retry in \d+ s/);
-  });
+  }, 180_000);
 
   it("saves nothing readable by others even when the folder exists", async () => {
     const dir = await mkdtemp(join(tmpdir(), "runway-existing-"));

@@ -72,7 +72,7 @@ describe(`@cashrunway/client (${testDriver})`, () => {
       drafts.push(invoice);
     }
     expect(drafts.map((i) => [i.ledgerStatus, seen.get(i.id)])).toEqual([["DRAFT", 1]]);
-  });
+  }, 180_000);
 
   it("retries a 429 after Retry-After, and gives up past maxRetries or maxWaitSeconds", async () => {
     const limited = {
@@ -131,7 +131,7 @@ describe(`@cashrunway/client (${testDriver})`, () => {
       .catch((e: unknown) => e);
     expect(err4).toMatchObject({ status: 429 });
     expect(s4.seen).toHaveLength(4);
-  });
+  }, 180_000);
 
   it("throws typed errors with the API's code and request id", async () => {
     const t = await testApp();
@@ -169,7 +169,7 @@ describe(`@cashrunway/client (${testDriver})`, () => {
       .get("/api/agent/status")
       .catch((e: unknown) => e);
     expect(down).toBeInstanceOf(ConnectionError);
-  });
+  }, 180_000);
 
   it("selects the organisation of a multi-organisation key with orgId, and cannot leave its reach", async () => {
     const t = await testApp();
@@ -214,5 +214,5 @@ describe(`@cashrunway/client (${testDriver})`, () => {
       status: 404,
       code: "no_brief_yet",
     });
-  });
+  }, 180_000);
 });

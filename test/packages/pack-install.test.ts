@@ -73,7 +73,7 @@ describe(`the packages install from their npm pack tarballs and run (${testDrive
       const manifest = JSON.parse(await readFile(join(root, "package.json"), "utf8"));
       expect(Object.keys(manifest.dependencies ?? {})).not.toContain("cashrunway");
     }
-  });
+  }, 180_000);
 
   it("@cashrunway/client reads the API", async () => {
     const script = [
@@ -91,7 +91,7 @@ describe(`the packages install from their npm pack tarballs and run (${testDrive
     const out = JSON.parse(stdout);
     expect(out.scopes).toEqual(ALL_SCOPES);
     expect(out.invoices).toBeGreaterThan(300);
-  });
+  }, 180_000);
 
   it("cashrunway-mcp serves the tools over stdio", async () => {
     const transport = new StdioClientTransport({
@@ -118,7 +118,7 @@ describe(`the packages install from their npm pack tarballs and run (${testDrive
     } finally {
       await client.close();
     }
-  });
+  }, 180_000);
 
   it("runway logs in and reads", async () => {
     const env = {
@@ -139,5 +139,5 @@ describe(`the packages install from their npm pack tarballs and run (${testDrive
       env,
     }).catch((e: { code: number }) => e);
     expect((refused as { code: number }).code).toBe(3);
-  });
+  }, 180_000);
 });
