@@ -1,4 +1,3 @@
-import { startServer } from "../../main.ts";
 import { defineCommand } from "../command.ts";
 
 export const serveCommand = defineCommand({
@@ -14,6 +13,9 @@ export const serveCommand = defineCommand({
   examples: ["serve", "serve --demo   (with DATABASE_URL=postgres://…)"],
   async run(args, ctx) {
     args.allowOnly("demo");
+    // Loaded here, not at the top: the server (HTTP app, MCP SDK, API reference) is seconds of
+    // module loading that every other command, which only opens the database, does without.
+    const { startServer } = await import("../../main.ts");
     const running = await startServer(ctx.config, {
       demo: args.bool("demo"),
       clock: ctx.clock,
