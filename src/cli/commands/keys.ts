@@ -2,6 +2,11 @@ import { isKeyPrefix } from "../../domain/keys.ts";
 import { parseScopeList, type Scope } from "../../domain/scopes.ts";
 import type { CreateApiKeyInput, CreatedApiKey } from "../../services/keys/create-api-key.ts";
 import { createApiKey } from "../../services/keys/create-api-key.ts";
+import {
+  type GovernedKey,
+  listOrgKeyReach,
+  revokeKeyForOrg,
+} from "../../services/keys/govern-keys.ts";
 import type { ApiKeySummary } from "../../services/keys/key-views.ts";
 import { listApiKeys } from "../../services/keys/list-api-keys.ts";
 import { revokeApiKey } from "../../services/keys/revoke-api-key.ts";
@@ -35,7 +40,8 @@ function createInput(args: ParsedArgs): CreateApiKeyInput {
   }
   const label = args.requireString("label");
   if (args.has("partner")) {
-    args.allowOnly("partner", "label", "pinned");
+    args.allowOnly("partner", "label", "pinned", "owner");
+    const owner = args.string("owner");
     const pinned = args.string("pinned");
     const pinnedOrgIds = pinned
       ?.split(",")
@@ -49,6 +55,7 @@ function createInput(args: ParsedArgs): CreateApiKeyInput {
       partnerId: args.requireString("partner"),
       label,
       ...(pinnedOrgIds ? { pinnedOrgIds } : {}),
+      ...(owner !== undefined ? { createdByUserId: owner } : {}),
     };
   }
   const sensitive = args.bool("sensitive");
@@ -72,8 +79,8 @@ function createInput(args: ParsedArgs): CreateApiKeyInput {
   };
 }
 
-function prefixArg(args: ParsedArgs, sub: string): string {
-  args.allowOnly();
+function prefixArg(args: ParsedArgs, sub: string, ...flags: string[]): string {
+  args.allowOnly(...flags);
   const prefix = args.positional(1, `key prefix (keys ${sub} PREFIX)`);
   if (args.positionals.length > 2) throw new UsageError(`keys ${sub} takes one PREFIX`);
   if (!isKeyPrefix(prefix)) {
@@ -115,16 +122,30 @@ function humanRow(k: ApiKeySummary): string {
   return `${k.prefix}  ${k.status.padEnd(7)}  ${k.kind.padEnd(7)}  ${owner}  "${k.label}"  [${k.scopes.join(",")}]  ${used}`;
 }
 
+/** `keys list --org`: one key reaching the organisation, as its owner sees it. */
+function governedRow(k: GovernedKey): string {
+  const used = k.lastUsedAt ? `last used ${k.lastUsedAt}` : "never used";
+  const holder =
+    k.holder === "partner"
+      ? `partner ${k.partnerName} (${k.creatorEmail})`
+      : k.holder === "member"
+        ? `member ${k.creatorEmail} (${k.creatorRole})`
+        : "organisation";
+  const reach = k.reach === "PINNED" ? `PINNED ${(k.pinnedOrgIds ?? []).join(",")}` : k.reach;
+  const dropped = k.scopes.filter((s) => !k.scopesHere.includes(s));
+  return `${k.prefix}  ${k.statusHere.padEnd(12)}  ${holder}  "${k.label}"  [${k.scopesHere.join(",")}]${dropped.length ? ` (not here: ${dropped.join(",")})` : ""}  reach ${reach}  ${used}`;
+}
+
 /** `keys create|list|rotate|revoke`: API key management (the settings screen's CLI twin). */
 export const keysCommand: Command = {
   name: "keys",
   usage: [
     "keys create --org ID --label L --scopes A,B [--sensitive]",
     "keys create --user ID --label L --scopes A,B [--sensitive]",
-    "keys create --partner ID --label L [--pinned ORG,ORG]",
-    "keys list [--org ID]",
+    "keys create --partner ID --label L [--pinned ORG,ORG] [--owner USER_ID]",
+    "keys list [--org ID]        (--org: every key reaching it: organisation, members', partners')",
     "keys rotate PREFIX          (cr_live_ keys; crun_ keys: create the new one, then revoke)",
-    "keys revoke PREFIX",
+    "keys revoke PREFIX [--org ID]   (--org: for that organisation only; cr_live_ keys: outright)",
   ],
   booleanFlags: ["sensitive"],
   async run(args, ctx) {
@@ -139,9 +160,19 @@ export const keysCommand: Command = {
       args.allowOnly("org");
       const orgId = args.string("org");
       action = async (db) => {
-        if (orgId !== undefined) await requireOrganisation(db, orgId);
-        const keys = await listApiKeys(db, orgId ? { orgId } : {});
-        ctx.print({ keys }, keys.length ? keys.map(humanRow) : "No keys.");
+        if (orgId === undefined) {
+          const keys = await listApiKeys(db);
+          ctx.print({ keys }, keys.length ? keys.map(humanRow) : "No keys.");
+          return;
+        }
+        await requireOrganisation(db, orgId);
+        const reach = await listOrgKeyReach(db, orgId);
+        ctx.print({ ...reach }, [
+          `READ_SENSITIVE on personal and partner keys: ${reach.restrictSensitiveToOrgKeys ? "forbidden (organisation keys only)" : "allowed"}`,
+          ...(reach.keys.length
+            ? reach.keys.map(governedRow)
+            : ["No keys reach this organisation."]),
+        ]);
       };
     } else if (sub === "rotate") {
       const prefix = prefixArg(args, sub);
@@ -150,8 +181,20 @@ export const keysCommand: Command = {
         printNewKey(ctx, k, { replacedPrefix: k.replacedPrefix });
       };
     } else if (sub === "revoke") {
-      const prefix = prefixArg(args, sub);
+      const prefix = prefixArg(args, sub, "org");
+      const orgId = args.string("org");
       action = async (db) => {
+        if (orgId !== undefined) {
+          await requireOrganisation(db, orgId);
+          const r = await revokeKeyForOrg(db, { prefix, orgId, byUserId: null }, ctx.clock.now());
+          ctx.print(
+            { ...r, orgId },
+            r.revoked === "key"
+              ? `Revoked ${r.prefix} ("${r.label}") at ${r.revokedAt}`
+              : `Revoked ${r.prefix} ("${r.label}") for ${orgId} at ${r.revokedAt}; it keeps its other organisations`,
+          );
+          return;
+        }
         const k = await revokeApiKey(db, prefix, ctx.clock.now());
         ctx.print(
           { prefix: k.prefix, status: k.status, revokedAt: k.revokedAt },

@@ -1,4 +1,5 @@
 import { PLANS } from "../../db/schema/index.ts";
+import { setSensitiveKeyRestriction } from "../../services/keys/govern-keys.ts";
 import { createOrganisation } from "../../services/orgs/create-organisation.ts";
 import { UsageError } from "../args.ts";
 import type { Command } from "../command.ts";
@@ -7,11 +8,36 @@ export const orgCommand: Command = {
   name: "org",
   usage: [
     "org create --name N [--currency C] [--timezone TZ] [--plan Free|Pocket|Wallet|Vault|Reserve] [--owner-email E]",
+    "org set --org ID --restrict-sensitive on|off   (on: READ_SENSITIVE only through organisation keys)",
   ],
   async run(args, ctx) {
-    const sub = args.positional(0, "subcommand (create)");
+    const sub = args.positional(0, "subcommand (create, set)");
+    if (sub === "set") {
+      args.allowOnly("org", "restrict-sensitive");
+      const orgId = args.requireString("org");
+      const value = args.requireString("restrict-sensitive");
+      if (value !== "on" && value !== "off") {
+        throw new UsageError(`--restrict-sensitive must be on or off, got "${value}"`);
+      }
+      const database = await ctx.openDatabase();
+      try {
+        const r = await setSensitiveKeyRestriction(database.db, {
+          orgId,
+          restrictSensitiveToOrgKeys: value === "on",
+        });
+        ctx.print(
+          r,
+          r.restrictSensitiveToOrgKeys
+            ? `${orgId}: READ_SENSITIVE only through organisation keys; personal and partner keys read it without READ_SENSITIVE from their next request`
+            : `${orgId}: personal keys of owners and admins, and partner keys, may use READ_SENSITIVE`,
+        );
+      } finally {
+        await database.close();
+      }
+      return;
+    }
     if (sub !== "create")
-      throw new UsageError(`unknown subcommand "org ${sub}" (expected: org create)`);
+      throw new UsageError(`unknown subcommand "org ${sub}" (expected: create, set)`);
     args.allowOnly("name", "currency", "timezone", "plan", "owner-email");
     const plan = args.string("plan");
     const planName =

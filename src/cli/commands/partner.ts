@@ -1,6 +1,25 @@
-import { createPartner, linkPartner, unlinkPartner } from "../../services/partners/partners.ts";
+import type { DbOrTx } from "../../db/client.ts";
+import { NotFoundError } from "../../services/errors.ts";
+import {
+  addPartnerOwner,
+  createPartner,
+  linkPartner,
+  listPartnerOwners,
+  removePartnerOwner,
+  transferPartner,
+  unlinkPartner,
+} from "../../services/partners/partners.ts";
+import { findUserByEmail } from "../../services/users/create-user.ts";
 import { UsageError } from "../args.ts";
 import type { Command } from "../command.ts";
+
+const SUBCOMMANDS = "create, link, unlink, owners, owner, transfer";
+
+async function userIdByEmail(db: DbOrTx, email: string): Promise<string> {
+  const user = await findUserByEmail(db, email.trim());
+  if (!user) throw new NotFoundError(`user with email "${email}"`);
+  return user.id;
+}
 
 export const partnerCommand: Command = {
   name: "partner",
@@ -8,40 +27,87 @@ export const partnerCommand: Command = {
     "partner create --name N [--owner-email E]",
     "partner link --partner ID --org ID",
     "partner unlink --partner ID --org ID",
+    "partner owners --partner ID",
+    "partner owner add --partner ID --email E",
+    "partner owner remove --partner ID --email E   (the keys that owner created stop working)",
+    "partner transfer --partner ID --from E --to E   (the keys the old owner created stop working)",
   ],
   async run(args, ctx) {
-    const sub = args.positional(0, "subcommand (create, link, unlink)");
-    if (sub !== "create" && sub !== "link" && sub !== "unlink") {
-      throw new UsageError(`unknown subcommand "partner ${sub}" (expected: create, link, unlink)`);
+    const sub = args.positional(0, `subcommand (${SUBCOMMANDS})`);
+    if (!SUBCOMMANDS.split(", ").includes(sub)) {
+      throw new UsageError(`unknown subcommand "partner ${sub}" (expected: ${SUBCOMMANDS})`);
     }
-    if (sub === "create") {
-      args.allowOnly("name", "owner-email");
-      const input = { name: args.requireString("name"), ownerEmail: args.string("owner-email") };
-      const database = await ctx.openDatabase();
-      try {
-        const p = await createPartner(database.db, input, ctx.clock.now());
+    const ownerAction = sub === "owner" ? args.positional(1, "owner action (add or remove)") : "";
+    if (sub === "owner" && ownerAction !== "add" && ownerAction !== "remove") {
+      throw new UsageError(`unknown action "partner owner ${ownerAction}" (expected: add, remove)`);
+    }
+    const database = await ctx.openDatabase();
+    const db = database.db;
+    try {
+      if (sub === "create") {
+        args.allowOnly("name", "owner-email");
+        const input = { name: args.requireString("name"), ownerEmail: args.string("owner-email") };
+        const p = await createPartner(db, input, ctx.clock.now());
         ctx.print({ id: p.id, ownerUserId: p.ownerUserId }, [
           `Created partner ${p.id}`,
-          `  partner user: ${p.ownerUserId}`,
+          `  owner: ${p.ownerUserId}`,
         ]);
-      } finally {
-        await database.close();
+      } else if (sub === "link" || sub === "unlink") {
+        args.allowOnly("partner", "org");
+        const partnerId = args.requireString("partner");
+        const orgId = args.requireString("org");
+        const r =
+          sub === "link"
+            ? await linkPartner(db, partnerId, orgId, ctx.clock.now())
+            : await unlinkPartner(db, partnerId, orgId);
+        ctx.print(
+          r,
+          `${r.linked ? "Linked" : "Unlinked"} ${r.orgId} ${r.linked ? "to" : "from"} partner ${r.partnerId}`,
+        );
+      } else if (sub === "owners") {
+        args.allowOnly("partner");
+        const partnerId = args.requireString("partner");
+        const owners = await listPartnerOwners(db, partnerId);
+        if (owners.length === 0) throw new NotFoundError(`partner ${partnerId}`);
+        ctx.print(
+          { partnerId, owners: owners.map((o) => ({ ...o, since: o.since.toISOString() })) },
+          owners.map((o) => `${o.userId}  ${o.email}  since ${o.since.toISOString()}`),
+        );
+      } else if (sub === "owner") {
+        args.allowOnly("partner", "email");
+        const partnerId = args.requireString("partner");
+        const email = args.requireString("email");
+        if (ownerAction === "add") {
+          const r = await addPartnerOwner(db, { partnerId, email }, ctx.clock.now());
+          ctx.print(
+            r,
+            r.added
+              ? `Added ${email} as an owner of partner ${partnerId}`
+              : `${email} already owns partner ${partnerId}`,
+          );
+        } else {
+          const userId = await userIdByEmail(db, email);
+          const r = await removePartnerOwner(db, { partnerId, userId });
+          ctx.print(r, [
+            `Removed ${email} as an owner of partner ${partnerId}`,
+            "  the partner keys they created stop working now",
+          ]);
+        }
+      } else {
+        // transfer
+        args.allowOnly("partner", "from", "to");
+        const partnerId = args.requireString("partner");
+        const fromUserId = await userIdByEmail(db, args.requireString("from"));
+        const r = await transferPartner(
+          db,
+          { partnerId, fromUserId, toEmail: args.requireString("to") },
+          ctx.clock.now(),
+        );
+        ctx.print(r, [
+          `Partner ${partnerId} moved from ${r.fromUserId} to ${r.toUserId}`,
+          "  the partner keys the previous owner created stop working now",
+        ]);
       }
-      return;
-    }
-    args.allowOnly("partner", "org");
-    const partnerId = args.requireString("partner");
-    const orgId = args.requireString("org");
-    const database = await ctx.openDatabase();
-    try {
-      const r =
-        sub === "link"
-          ? await linkPartner(database.db, partnerId, orgId, ctx.clock.now())
-          : await unlinkPartner(database.db, partnerId, orgId);
-      ctx.print(
-        r,
-        `${r.linked ? "Linked" : "Unlinked"} ${r.orgId} ${r.linked ? "to" : "from"} partner ${r.partnerId}`,
-      );
     } finally {
       await database.close();
     }
