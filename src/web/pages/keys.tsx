@@ -306,7 +306,7 @@ const ScopesHere: FC<{ k: GovernedKey; restricted: boolean }> = ({ k, restricted
   const dropped = k.scopes.filter((s) => !k.scopesHere.includes(s));
   return (
     <span>
-      <ScopeChips scopes={k.scopesHere} />
+      <ScopeChips scopes={k.scopesHere} partner={k.kind === "PARTNER"} />
       {dropped.map((s) => (
         <span
           class="chip dropped"
@@ -373,7 +373,10 @@ export const GovernedKeysTable: FC<{
               </td>
               <td>
                 {k.statusHere === "stopped" ? (
-                  <span class="chip warn">stopped: its creator no longer owns the partner</span>
+                  <span>
+                    <span class="chip warn">stopped</span>
+                    <div class="muted">its creator no longer owns the partner</div>
+                  </span>
                 ) : (
                   <span class="chip ok">active</span>
                 )}

@@ -130,7 +130,10 @@ const KeyStatus: FC<{ k: PartnerKey }> = ({ k }) => (
     {k.status === "revoked" ? (
       <span class="chip off">revoked</span>
     ) : k.stoppedBecause ? (
-      <span class="chip warn">stopped: its creator no longer owns the partner</span>
+      <span>
+        <span class="chip warn">stopped</span>
+        <div class="muted">its creator no longer owns the partner</div>
+      </span>
     ) : (
       <span class="chip ok">active</span>
     )}
@@ -212,7 +215,7 @@ const PartnerSection: FC<{ view: WebView; p: OwnPartnerView }> = ({ view, p }) =
                   </td>
                   <td>{reachText(k, linked, p.orgNames)}</td>
                   <td>
-                    <ScopeChips scopes={k.scopes} />
+                    <ScopeChips scopes={k.scopes} partner />
                   </td>
                   <td>{k.creatorEmail}</td>
                   <td>
