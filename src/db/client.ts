@@ -61,9 +61,15 @@ export async function migratePostgres(url: string): Promise<void> {
   }
 }
 
-/** An in-process PGlite database (in memory when `dataDir` is undefined), migrated. */
-export async function openPglite(dataDir?: string): Promise<Database & { pglite: PGlite }> {
-  const pglite = new PGlite(dataDir);
+/**
+ * An in-process PGlite database (in memory when `dataDir` is undefined), migrated. `loadDataDir`
+ * starts it from a dump of another instance (`pglite.dumpDataDir()`) instead of an empty one.
+ */
+export async function openPglite(
+  dataDir?: string,
+  opts: { loadDataDir?: Blob } = {},
+): Promise<Database & { pglite: PGlite }> {
+  const pglite = new PGlite(dataDir, opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {});
   await pglite.waitReady;
   const db = drizzlePglite(pglite, { schema }) as unknown as Db;
   await migratePglite(drizzlePglite(pglite), { migrationsFolder: MIGRATIONS_FOLDER });

@@ -92,13 +92,10 @@ describe("generateDemoLedger", () => {
   let folder: string;
   let summary: DemoSummary;
   let ledger: Ledger;
-  let elapsedMs: number;
 
   beforeAll(async () => {
     folder = await tempDir();
-    const t0 = performance.now();
     summary = await generateDemoLedger({ seed: SEED, now: NOW, folder });
-    elapsedMs = performance.now() - t0;
     ledger = await readLedger(folder);
   });
 
@@ -161,13 +158,6 @@ describe("generateDemoLedger", () => {
           expect(Number(i.UpdatedDateUTC.slice(6, -7)) <= Date.parse(s.now)).toBe(true);
       }
     });
-  });
-
-  it("generates the default size in under three seconds", () => {
-    console.info(
-      `demo ledger, default size (${DEFAULT_DEMO_INVOICES} invoices): ${Math.round(elapsedMs)} ms`,
-    );
-    expect(elapsedMs).toBeLessThan(3_000);
   });
 
   it("generates exactly the requested number of sales invoices and refuses sizes out of range", async () => {
@@ -660,7 +650,20 @@ function isoMinus(iso: string, days: number): string {
   return new Date(Date.parse(iso) - days * DAY).toISOString().slice(0, 10);
 }
 
+// Timings are benchmarks, run on request (DEMO_BENCH=1), never in the suite: files run in
+// parallel on a shared machine, so a wall-clock bound there says more about the machine.
 describe.runIf(process.env.DEMO_BENCH)("generateDemoLedger at benchmark size", () => {
+  it("generates the default size in under three seconds", async () => {
+    const folder = await tempDir();
+    const t0 = performance.now();
+    await generateDemoLedger({ seed: SEED, now: NOW, folder });
+    const ms = performance.now() - t0;
+    console.info(
+      `demo ledger, default size (${DEFAULT_DEMO_INVOICES} invoices): ${Math.round(ms)} ms`,
+    );
+    expect(ms).toBeLessThan(3_000);
+  });
+
   it("writes 100,000 invoices well under a minute", async () => {
     const folder = await tempDir();
     const t0 = performance.now();

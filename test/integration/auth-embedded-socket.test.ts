@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { type Db, openEmbedded } from "../../src/db/client.ts";
@@ -9,10 +7,11 @@ import { createApiKey } from "../../src/services/keys/create-api-key.ts";
 import { resolveTargetOrg } from "../../src/services/keys/resolve-target-org.ts";
 import { createOrganisation } from "../../src/services/orgs/create-organisation.ts";
 import { rowsOf, TEST_NOW } from "../helpers/api.ts";
+import { embeddedDataDir } from "../helpers/test-db.ts";
 
 describe("key lookups through the embedded database's shared socket", () => {
   it("work from one connection after another (no named statements left in the shared session)", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "cr-keys-socket-"));
+    const dir = embeddedDataDir("cr-keys-socket-");
     const server = await openEmbedded(dir, { share: true });
     try {
       const org = await createOrganisation(server.db, { name: "Socket org" }, TEST_NOW);
@@ -43,7 +42,7 @@ describe("key lookups through the embedded database's shared socket", () => {
 
 describe("the embedded database's one session, shared through its socket", () => {
   it("keeps each client's statements and transactions whole while the server queries too", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "cr-session-socket-"));
+    const dir = embeddedDataDir("cr-session-socket-");
     const server = await openEmbedded(dir, { share: true });
     const clients = [await openEmbedded(dir), await openEmbedded(dir)];
     try {

@@ -1,6 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
@@ -25,7 +24,7 @@ import {
 import { TEST_NOW } from "../helpers/api.ts";
 import { runCommand } from "../helpers/cli.ts";
 import { createTestOrg } from "../helpers/factories.ts";
-import { getTestDatabase, testDriver } from "../helpers/test-db.ts";
+import { embeddedDataDir, getTestDatabase, testDriver } from "../helpers/test-db.ts";
 
 describe(`tenancy commands (${testDriver})`, () => {
   it("org create: an organisation, its owner, a billing account on the plan and the owner's seat", async () => {
@@ -298,7 +297,7 @@ describe("the cashrunway executable", () => {
     });
 
   it("prints one JSON object with --json, and one stderr line with a non-zero exit on bad arguments", () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "cr-cli-"));
+    const dataDir = embeddedDataDir("cr-cli-");
     try {
       const env = { DATA_DIR: dataDir, LOG_LEVEL: "silent" };
       const ok = run(["org", "create", "--name", "Spawned Co", "--json"], env);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { noopMetering } from "../../src/http/pipeline/metering.ts";
 import type { ContactsListResponse } from "../../src/http/routes/agent/contacts/index.ts";
 import type {
@@ -39,16 +39,38 @@ async function bigOrg() {
   return { t, orgId: org.id, get };
 }
 
+type BigOrg = Awaited<ReturnType<typeof bigOrg>>;
+
 describe(`caps (${testDriver})`, () => {
-  it("autoPaginate: 5,000 matched rows come whole; 5,001 give the first 5,000 and truncated", async () => {
-    const { t, orgId, get } = await bigOrg();
+  // Each case's organisation and rows are made before the cases run: inserting 200,000 rows
+  // is setup (with the hook's own time limit), not part of what a case measures.
+  let bills: BigOrg;
+  let invoices: BigOrg;
+  let contacts: BigOrg;
+  let fewContacts: BigOrg;
+  beforeAll(async () => {
+    [bills, invoices, contacts, fewContacts] = await Promise.all([
+      bigOrg(),
+      bigOrg(),
+      bigOrg(),
+      bigOrg(),
+    ]);
     // 5,001 bills: 5,000 AUTHORISED and one DRAFT.
-    await bulkInsertItems(t.db, orgId, 5_001, {
-      prefix: `ap-${orgId}`,
+    await bulkInsertItems(bills.t.db, bills.orgId, 5_001, {
+      prefix: `ap-${bills.orgId}`,
       status: "AUTHORISED",
       source: "LEDGER_BILL",
     });
+    await bulkInsertItems(invoices.t.db, invoices.orgId, 100_001, {
+      prefix: `ar-${invoices.orgId}`,
+      status: "PAID",
+    });
+    await bulkInsertContacts(contacts.t.db, contacts.orgId, 100_001, `ct-${contacts.orgId}`);
+    await bulkInsertContacts(fewContacts.t.db, fewContacts.orgId, 5_001, `cs-${fewContacts.orgId}`);
+  }, 300_000);
 
+  it("autoPaginate: 5,000 matched rows come whole; 5,001 give the first 5,000 and truncated", async () => {
+    const { orgId, get } = bills;
     const exact = await get<BillsResponse>("/api/agent/bills?autoPaginate=true&status=AUTHORISED");
     expect([exact.bills.length, exact.totalCount, exact.nextCursor, exact.truncated]).toEqual([
       5_000,
@@ -83,8 +105,7 @@ describe(`caps (${testDriver})`, () => {
   });
 
   it("totals: 100,000 matched rows are aggregated; 100,001 omit totals and say totalsTruncated", async () => {
-    const { t, orgId, get } = await bigOrg();
-    await bulkInsertItems(t.db, orgId, 100_001, { prefix: `ar-${orgId}`, status: "PAID" });
+    const { get } = invoices;
     const zero = { count: 0, amount: "0" };
 
     const exact = await get<InvoicesResponse>(
@@ -125,8 +146,7 @@ describe(`caps (${testDriver})`, () => {
   });
 
   it("contacts: autoPaginate at 5,000 / 5,001 and totals at 100,000 / 100,001", async () => {
-    const { t, orgId, get } = await bigOrg();
-    await bulkInsertContacts(t.db, orgId, 100_001, `ct-${orgId}`);
+    const { orgId, get } = contacts;
     const exact = await get<ContactsListResponse>(
       "/api/agent/contacts?type=customer&totals=true&limit=1",
     );
@@ -147,8 +167,7 @@ describe(`caps (${testDriver})`, () => {
   });
 
   it("contacts: exactly 5,000 matched come whole", async () => {
-    const { t, orgId, get } = await bigOrg();
-    await bulkInsertContacts(t.db, orgId, 5_001, `cs-${orgId}`);
+    const { get } = fewContacts;
     const exact = await get<ContactsListResponse>(
       "/api/agent/contacts?type=customer&autoPaginate=true",
     );

@@ -109,7 +109,12 @@ describe(`burst limiter (${testDriver})`, () => {
     closers.push({ close: () => proxy.stop() });
     const { lines, logger } = capture();
     const prefix = uniquePrefix();
-    const l = await limiter({ url: `redis://127.0.0.1:${proxy.port}`, prefix, logger });
+    // The same logical database as `direct` (REDIS_URL may name one).
+    const l = await limiter({
+      url: `redis://127.0.0.1:${proxy.port}${target.pathname}`,
+      prefix,
+      logger,
+    });
     expect(await l.connect()).toBe(true);
     const direct = new Redis(TEST_REDIS_URL);
     closers.push({ close: async () => direct.disconnect() });

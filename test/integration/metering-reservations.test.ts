@@ -349,7 +349,8 @@ describe(`credit reservations (${testDriver})`, () => {
         for (let waited = 0; ; waited += 10) {
           const rows = await db.execute(sql`
             select count(*)::int as n from pg_stat_activity
-             where wait_event_type = 'Lock' and query like '%metering_settle_columns(%'
+             where datname = current_database()
+               and wait_event_type = 'Lock' and query like '%metering_settle_columns(%'
                and query not like '%pg_stat_activity%'`);
           if (Number((rows as unknown as { rows: { n: number }[] }).rows[0]?.n) > 0) break;
           if (waited > 10_000) throw new Error("the settlement never waited on credit_uses");
