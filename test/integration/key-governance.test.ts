@@ -5,6 +5,7 @@ import { orgCommand } from "../../src/cli/commands/org.ts";
 import { partnerCommand } from "../../src/cli/commands/partner.ts";
 import type { Db } from "../../src/db/client.ts";
 import { auditEvents, contacts, memberships } from "../../src/db/schema/index.ts";
+import { recordAgentRequests } from "../../src/services/audit/audit-writer.ts";
 import { createApiKey } from "../../src/services/keys/create-api-key.ts";
 import { listOrgKeyReach, revokeKeyForOrg } from "../../src/services/keys/govern-keys.ts";
 import { VerifiedKeyCache } from "../../src/services/keys/verified-key-cache.ts";
@@ -380,6 +381,41 @@ describe(`key governance (${testDriver})`, () => {
     expect(await contactsOf(aliceKey.key, a.org.id)).toEqual(SEES_ALL);
     const [owners] = await runCommand(partnerCommand, ["owners", "--partner", partner.id]);
     expect(owners?.owners).toMatchObject([{ email: alice.email }]);
+  });
+
+  it("keeps an audit row's reason through the batched writer the server uses", async () => {
+    const { t, a } = await world();
+    const key = await createApiKey(
+      t.db,
+      { kind: "ORG", orgId: a.org.id, label: "batched", scopes: READ },
+      now,
+    );
+    const row = (requestId: string, reason: string | null) => ({
+      keyId: key.id,
+      orgId: null,
+      method: "GET",
+      route: "/api/agent/orgs",
+      status: reason ? 401 : 200,
+      sensitive: false,
+      reason,
+      requestId,
+      at: now,
+    });
+    await recordAgentRequests(t.db, [
+      row("req-a", null),
+      row("req-b", "creator_not_partner_owner"),
+      { ...row("req-c", null), reason: undefined },
+    ]);
+    const rows = await t.db
+      .select({ requestId: auditEvents.requestId, reason: auditEvents.reason })
+      .from(auditEvents)
+      .where(eq(auditEvents.keyId, key.id))
+      .orderBy(auditEvents.requestId);
+    expect(rows).toEqual([
+      { requestId: "req-a", reason: null },
+      { requestId: "req-b", reason: "creator_not_partner_owner" },
+      { requestId: "req-c", reason: null },
+    ]);
   });
 
   it("stops a cached partner key on every instance once its creator is removed", async () => {
