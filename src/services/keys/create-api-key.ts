@@ -262,7 +262,7 @@ async function requireSensitiveRight(
 }
 
 /** Refused: the creator may not hold READ_SENSITIVE (see requireSensitiveRight). */
-export class SensitiveNotAllowedError extends InvalidParameterError {
+class SensitiveNotAllowedError extends InvalidParameterError {
   constructor(message: string) {
     super("sensitive", message);
   }
