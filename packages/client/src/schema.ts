@@ -3148,7 +3148,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrgsResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3246,7 +3246,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3255,7 +3255,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3338,7 +3338,7 @@ export interface operations {
                     "application/json": components["schemas"]["BankAccountsResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3347,7 +3347,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3455,7 +3455,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3464,7 +3464,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3575,7 +3575,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3584,7 +3584,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3692,7 +3692,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3701,7 +3701,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3812,7 +3812,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3821,7 +3821,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3927,7 +3927,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3936,7 +3936,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4045,7 +4045,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4054,7 +4054,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4146,7 +4146,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4155,7 +4155,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4258,7 +4258,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4267,7 +4267,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4382,7 +4382,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4391,7 +4391,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4500,7 +4500,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4509,7 +4509,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4601,7 +4601,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4610,7 +4610,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4713,7 +4713,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4722,7 +4722,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4833,7 +4833,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4842,7 +4842,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4947,7 +4947,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4956,7 +4956,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5045,7 +5045,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5054,7 +5054,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5137,7 +5137,7 @@ export interface operations {
                     "application/json": components["schemas"]["CashPositionResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5146,7 +5146,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5238,7 +5238,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5247,7 +5247,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5351,7 +5351,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5360,7 +5360,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5463,7 +5463,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5472,7 +5472,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5569,7 +5569,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5578,7 +5578,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5674,7 +5674,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5683,7 +5683,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5782,7 +5782,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5791,7 +5791,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5887,7 +5887,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5896,7 +5896,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5995,7 +5995,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6004,7 +6004,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6096,7 +6096,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6105,7 +6105,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6200,7 +6200,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6209,7 +6209,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6305,7 +6305,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6314,7 +6314,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6413,7 +6413,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6422,7 +6422,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6511,7 +6511,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6520,7 +6520,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6603,7 +6603,7 @@ export interface operations {
                     "application/json": components["schemas"]["CohortSummaryResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6612,7 +6612,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6701,7 +6701,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6710,7 +6710,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6793,7 +6793,7 @@ export interface operations {
                     "application/json": components["schemas"]["DailySummaryResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6802,7 +6802,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6885,7 +6885,7 @@ export interface operations {
                     "application/json": components["schemas"]["DailyBriefResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6894,7 +6894,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6992,7 +6992,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7001,7 +7001,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7084,7 +7084,7 @@ export interface operations {
                     "application/json": components["schemas"]["StatusResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7093,7 +7093,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7185,7 +7185,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7194,7 +7194,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7297,7 +7297,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `unauthorized`: Missing, malformed, unknown or revoked key (causes are not distinguished). */
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7306,7 +7306,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `forbidden`: The organisation is outside this key's reach. `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
+            /** @description `forbidden`: The organisation is outside this key's reach (including one whose owner revoked the key for it). `insufficient_scope`: The key lacks the scope this endpoint requires (named in requiredScope). `no_billable_seat`: The key's user holds no seat on the organisation's billing account (or the organisation has none), so it has no query credits there; /api/agent/status still answers. */
             403: {
                 headers: {
                     [name: string]: unknown;
