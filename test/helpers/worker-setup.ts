@@ -30,8 +30,9 @@ if (postgres) {
   }
 }
 
-// The worker's database opens in a hook (hookTimeout), never inside a file's first test; later
-// files of the worker find it open.
+// The worker's database opens in a hook, never inside a file's first test; later files of the
+// worker find it open. Loading it takes well under a second on an idle machine, but the limit
+// allows for a machine shared by several test runs.
 beforeAll(async () => {
   await getTestDatabase();
-});
+}, 300_000);
