@@ -8,7 +8,7 @@ import { indexAccountLabels } from "../../domain/pagination/account-labels.ts";
 import { dateTimeOf, decimalText } from "../../domain/pagination/format.ts";
 import { canSeeSensitive, requireScope, type ServiceContext } from "../context.ts";
 import { NotFoundError } from "../errors.ts";
-import { hiddenContacts, isHidden } from "../invoices/paging.ts";
+import { hiddenContacts, isHidden } from "../lists/paging.ts";
 import { type DocumentLine, toDocumentLines } from "./document-lines.ts";
 import { type CreditNote, toCreditNote } from "./list-credit-notes.ts";
 

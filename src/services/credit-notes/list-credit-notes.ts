@@ -12,8 +12,8 @@ import {
   type IssuedDocumentList,
   type IssuedDocumentsPage,
   listIssuedDocuments,
-} from "../invoices/document-lists.ts";
-import type { ListPaging } from "../invoices/paging.ts";
+} from "../lists/document-lists.ts";
+import type { ListPaging } from "../lists/paging.ts";
 
 /**
  * The query of GET /api/agent/credit-notes (ledger statuses, matched as they are; dates on the

@@ -4,7 +4,7 @@ import { indexAccountLabels } from "../../domain/pagination/account-labels.ts";
 import { canSeeSensitive, requireScope, type ServiceContext } from "../context.ts";
 import { type DocumentLine, toDocumentLines } from "../credit-notes/document-lines.ts";
 import { NotFoundError } from "../errors.ts";
-import { hiddenContacts, isHidden } from "../invoices/paging.ts";
+import { hiddenContacts, isHidden } from "../lists/paging.ts";
 import { type PurchaseOrder, toPurchaseOrder } from "./list-purchase-orders.ts";
 
 /** The list row plus its lines. */

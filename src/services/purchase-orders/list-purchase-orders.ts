@@ -14,8 +14,8 @@ import {
   type IssuedDocumentList,
   type IssuedDocumentsPage,
   listIssuedDocuments,
-} from "../invoices/document-lists.ts";
-import type { ListPaging } from "../invoices/paging.ts";
+} from "../lists/document-lists.ts";
+import type { ListPaging } from "../lists/paging.ts";
 
 /**
  * The query of GET /api/agent/purchase-orders (raw purchase-order statuses: DRAFT, SUBMITTED,
