@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { usageLines } from "./command.ts";
 import { COMMANDS } from "./commands/index.ts";
 
 describe("the README's command list", () => {
@@ -10,7 +11,7 @@ describe("the README's command list", () => {
     const start = section.indexOf("```\n") + 4;
     const block = section.slice(start, section.indexOf("\n```", start));
     const listed = new Set(block.split("\n"));
-    const missing = COMMANDS.flatMap((c) => c.usage).filter((u) => !listed.has(u));
+    const missing = COMMANDS.flatMap(usageLines).filter((u) => !listed.has(u));
     expect(missing).toEqual([]);
     expect(listed.has("--version")).toBe(true);
   });

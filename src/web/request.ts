@@ -238,9 +238,22 @@ export function refuseNul(values: Iterable<unknown>): void {
   }
 }
 
-/** Reads an urlencoded or multipart form; files are ignored. */
+/**
+ * Reads an urlencoded or multipart form; files are ignored. A body that cannot be parsed as the
+ * form its Content-Type announces (a broken multipart, a multipart without its boundary) is the
+ * client's mistake: 400, not a 500 with a stack trace in the log.
+ */
 export async function readForm(c: WebContext): Promise<WebForm> {
-  const body = await c.req.parseBody({ all: true });
+  let body: Awaited<ReturnType<typeof c.req.parseBody>>;
+  try {
+    body = await c.req.parseBody({ all: true });
+  } catch {
+    throw new WebError(
+      400,
+      "Bad request",
+      "The form could not be read (its body does not match its Content-Type). Reload the page and try again.",
+    );
+  }
   refuseNul(Object.values(body));
   const values = (name: string): string[] => {
     const v = body[name];
@@ -274,6 +287,7 @@ export function isCrossSite(c: WebContext): boolean {
 /**
  * Checks a signed-in form post: same origin, and the `_csrf` field equal (constant time) to the
  * session's token. A form without its token is refused with 403, whatever else it carries.
+ * For forms that act on the current organisation use `verifyOrgForm`, which also requires `_org`.
  */
 export function verifyCsrf(c: WebContext, view: WebView, form: WebForm): void {
   if (isCrossSite(c) || !tokensMatch(view.csrfToken, form.get(CSRF_FIELD))) {
@@ -283,12 +297,31 @@ export function verifyCsrf(c: WebContext, view: WebView, form: WebForm): void {
       "This form could not be verified (missing or stale security token). Reload the page and try again.",
     );
   }
+}
+
+/**
+ * `verifyCsrf` for a form that acts on the current organisation, which must say which one it was
+ * shown for (`_org`, see ORG_FIELD): a form without it is refused (400), and one shown for
+ * another organisation than the one now selected (switched in another tab) answers 409. Either
+ * way nothing changes. Returns the organisation the form acts on.
+ */
+export function verifyOrgForm(c: WebContext, view: WebView, form: WebForm): CurrentOrg {
+  verifyCsrf(c, view, form);
+  const org = requireOrg(view);
   const shownFor = form.get(ORG_FIELD);
-  if (shownFor !== undefined && shownFor !== view.org?.id) {
+  if (shownFor === undefined || shownFor === "") {
+    throw new WebError(
+      400,
+      "Bad request",
+      "This form does not say which organisation it acts on. Nothing was changed: reload the page and try again.",
+    );
+  }
+  if (shownFor !== org.id) {
     throw new WebError(
       409,
       "Organisation changed",
       "This form was shown for another organisation than the one now selected (it was changed in another tab). Nothing was changed: reload the page and try again.",
     );
   }
+  return org;
 }

@@ -67,6 +67,18 @@ export class WebClient {
     return m[1];
   }
 
+  /** The `_org` value of the last HTML page: the organisation its forms act on. */
+  org(): string {
+    const m = /name="_org" value="([^"]+)"/.exec(this.lastHtml);
+    if (!m?.[1]) throw new Error(`no _org field in the last page: ${this.lastHtml.slice(0, 300)}`);
+    return m[1];
+  }
+
+  /** The hidden fields of a form acting on the last page's organisation: `_csrf` and `_org`. */
+  orgForm(): { _csrf: string; _org: string } {
+    return { _csrf: this.csrf(), _org: this.org() };
+  }
+
   /** Signs in through the form; returns the POST's response (303 on success). */
   async signIn(email: string, password: string, next = "/"): Promise<Response> {
     await this.get(`/settings/login?next=${encodeURIComponent(next)}`);

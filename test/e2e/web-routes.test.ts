@@ -179,7 +179,7 @@ describe(`settings screen over HTTP (${testDriver})`, () => {
     expect(outsider.lastHtml).not.toContain(a.ledger.secret.id);
     const token = outsider.csrf();
     const r = await outsider.post("/settings/sensitive", {
-      _csrf: token,
+      ...outsider.orgForm(),
       kind: "contact",
       id: a.ledger.secret.id,
       sensitive: "on",
@@ -199,6 +199,7 @@ describe(`settings screen over HTTP (${testDriver})`, () => {
     expect(m.lastHtml).toContain(key.prefix);
     expect(m.lastHtml).not.toContain(`/settings/keys/${key.prefix}/revoke`);
     const token = m.csrf();
+    const orgForm = m.orgForm();
     expect((await m.get(`/settings/keys/${key.prefix}/audit`)).status).toBe(200);
     expect((await m.get(`/settings/keys/${key.prefix}/revoke`)).status).toBe(403);
     expect((await m.post(`/settings/keys/${key.prefix}/revoke`, { _csrf: token })).status).toBe(
@@ -208,7 +209,7 @@ describe(`settings screen over HTTP (${testDriver})`, () => {
     expect(
       (
         await m.post("/settings/keys", {
-          _csrf: token,
+          ...orgForm,
           kind: "ORG",
           label: "member org key",
           scopes: "READ_BANK",
@@ -216,7 +217,7 @@ describe(`settings screen over HTTP (${testDriver})`, () => {
       ).status,
     ).toBe(403);
     const own = await m.post("/settings/keys", {
-      _csrf: token,
+      ...orgForm,
       kind: "USER",
       label: "my laptop",
       scopes: "READ_BANK",
@@ -224,7 +225,7 @@ describe(`settings screen over HTTP (${testDriver})`, () => {
     expect(own.status).toBe(200);
     expect(m.lastHtml).toMatch(/crun_[0-9a-z]{10}_[0-9a-z]{38}/);
     const flag = await m.post("/settings/sensitive", {
-      _csrf: token,
+      ...orgForm,
       kind: "account",
       id: a.ledger.wages.accountId,
       sensitive: "on",
@@ -237,14 +238,12 @@ describe(`settings screen over HTTP (${testDriver})`, () => {
     const { t, a, admin, key, signedIn } = await scene();
     const ad = await signedIn(admin.email);
     await ad.get("/settings/keys");
-    expect(
-      (await ad.post(`/settings/keys/${key.prefix}/revoke`, { _csrf: ad.csrf() })).status,
-    ).toBe(303);
+    const adForm = ad.orgForm();
+    expect((await ad.post(`/settings/keys/${key.prefix}/revoke`, adForm)).status).toBe(303);
     expect(await isActive(t.db, key.prefix)).toBe(false);
     expect((await ad.get("/settings/billing")).status).toBe(403);
     expect(
-      (await ad.post("/settings/billing/auto-top-up", { _csrf: ad.csrf(), autoTopUp: "on" }))
-        .status,
+      (await ad.post("/settings/billing/auto-top-up", { ...adForm, autoTopUp: "on" })).status,
     ).toBe(403);
 
     const owner = await signedIn(a.owner.email);
@@ -254,7 +253,7 @@ describe(`settings screen over HTTP (${testDriver})`, () => {
     expect(owner.lastHtml).toContain("14 days left");
     expect(owner.lastHtml).toContain("No payment processor is connected");
     const r = await owner.post("/settings/billing/auto-top-up", {
-      _csrf: owner.csrf(),
+      ...owner.orgForm(),
       autoTopUp: "on",
     });
     expect(r.status).toBe(303);
@@ -269,9 +268,9 @@ describe(`settings screen over HTTP (${testDriver})`, () => {
     const { t, a, signedIn } = await scene();
     const owner = await signedIn(a.owner.email);
     await owner.get("/settings/keys");
-    const token = owner.csrf();
+    const form = owner.orgForm();
     const smuggled = await owner.post("/settings/keys", {
-      _csrf: token,
+      ...form,
       kind: "ORG",
       label: "smuggled",
       scopes: ["READ_BANK", "READ_SENSITIVE"],
@@ -279,21 +278,21 @@ describe(`settings screen over HTTP (${testDriver})`, () => {
     expect(smuggled.status).toBe(400);
     expect(owner.lastHtml).toContain("READ_SENSITIVE is granted only through the sensitive option");
     const plain = await owner.post("/settings/keys", {
-      _csrf: token,
+      ...form,
       kind: "ORG",
       label: "plain",
       scopes: "READ_BANK",
     });
     expect(plain.status).toBe(200);
     const prefix = /cr_live_([0-9a-z]{10})_/.exec(owner.lastHtml)?.[1] ?? "";
-    await owner.post(`/settings/keys/${prefix}/rotate`, { _csrf: token });
+    await owner.post(`/settings/keys/${prefix}/rotate`, form);
     const rotated = await t.db
       .select()
       .from(apiKeys)
       .where(and(eq(apiKeys.orgId, a.org.id), eq(apiKeys.label, "plain")));
     expect(rotated.map((k) => k.scopes)).toEqual([["READ_BANK"], ["READ_BANK"]]);
     await owner.post("/settings/keys", {
-      _csrf: token,
+      ...form,
       kind: "ORG",
       label: "with box",
       scopes: "READ_BANK",
@@ -393,9 +392,9 @@ describe(`settings screen over HTTP (${testDriver})`, () => {
     const { t, a, signedIn } = await scene();
     const owner = await signedIn(a.owner.email);
     await owner.get("/settings/keys");
-    const token = owner.csrf();
+    const form = owner.orgForm();
     const nul = await owner.post("/settings/keys", {
-      _csrf: token,
+      ...form,
       kind: "ORG",
       label: "a\u0000b",
       scopes: "READ_BANK",
@@ -403,7 +402,7 @@ describe(`settings screen over HTTP (${testDriver})`, () => {
     expect(nul.status).toBe(400);
     expect((await owner.get("/settings/sensitive?q=a%00b")).status).toBe(400);
     const noKind = await owner.post("/settings/keys", {
-      _csrf: token,
+      ...form,
       label: "No kind given",
       scopes: "READ_BANK",
     });

@@ -1,5 +1,5 @@
-import { ParsedArgs } from "../../src/cli/args.ts";
 import type { CliContext, Command } from "../../src/cli/command.ts";
+import { parseCommandLine } from "../../src/cli/command.ts";
 import { ConfigSchema } from "../../src/config.ts";
 import { fixedClock } from "../../src/domain/clock.ts";
 import { TEST_NOW } from "./api.ts";
@@ -20,6 +20,6 @@ export async function runCommand(command: Command, argv: string[], now: Date = T
     openDatabase: async () => ({ ...database, close: async () => {} }),
     print: (data) => out.push(data),
   };
-  await command.run(ParsedArgs.parse([...argv, "--json"], command.booleanFlags), ctx);
+  await command.run(parseCommandLine(command, [...argv, "--json"]).args, ctx);
   return out;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ParsedArgs, UsageError } from "../../src/cli/args.ts";
+import { UsageError } from "../../src/cli/args.ts";
 import type { CliContext } from "../../src/cli/command.ts";
+import { parseCommandLine } from "../../src/cli/command.ts";
 import { keysCommand } from "../../src/cli/commands/keys.ts";
 import { ConfigSchema } from "../../src/config.ts";
 import { fixedClock } from "../../src/domain/clock.ts";
@@ -14,7 +15,7 @@ import { getTestDatabase, testDriver } from "../helpers/test-db.ts";
 async function keys(argv: string[]): Promise<Record<string, unknown>[]> {
   const database = await getTestDatabase();
   const out: Record<string, unknown>[] = [];
-  const args = ParsedArgs.parse([...argv, "--json"], keysCommand.booleanFlags);
+  const args = parseCommandLine(keysCommand, [...argv, "--json"]).args;
   const ctx: CliContext = {
     config: ConfigSchema.parse({}),
     clock: fixedClock(TEST_NOW),

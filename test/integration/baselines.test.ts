@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { ParsedArgs } from "../../src/cli/args.ts";
 import type { CliContext } from "../../src/cli/command.ts";
+import { parseCommandLine } from "../../src/cli/command.ts";
 import { baselinesCommand } from "../../src/cli/commands/baselines.ts";
 import { ConfigSchema } from "../../src/config.ts";
 import { fixedClock } from "../../src/domain/clock.ts";
@@ -226,12 +226,12 @@ describe(`contact baselines (${testDriver})`, () => {
       openDatabase: async () => ({ ...database, close: async () => {} }),
       print: (data) => printed.push(data),
     };
-    await baselinesCommand.run(ParsedArgs.parse(["--org", w.orgId], ["all"]), ctx);
+    await baselinesCommand.run(parseCommandLine(baselinesCommand, ["--org", w.orgId]).args, ctx);
     expect(printed[0]).toMatchObject({
       results: [{ orgId: w.orgId, asOfDate: "2026-03-12", contacts: 4 }],
     });
-    await expect(baselinesCommand.run(ParsedArgs.parse([], ["all"]), ctx)).rejects.toThrow(
-      /exactly one of --org or --all/,
-    );
+    await expect(
+      baselinesCommand.run(parseCommandLine(baselinesCommand, []).args, ctx),
+    ).rejects.toThrow(/exactly one of --org or --all/);
   });
 });

@@ -3,8 +3,8 @@ import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
-import { ParsedArgs } from "../../src/cli/args.ts";
 import type { CliContext } from "../../src/cli/command.ts";
+import { parseCommandLine } from "../../src/cli/command.ts";
 import { briefCommand } from "../../src/cli/commands/brief.ts";
 import { ConfigSchema } from "../../src/config.ts";
 import { type Database, openPostgres } from "../../src/db/client.ts";
@@ -402,7 +402,7 @@ describe(`daily brief (${testDriver})`, () => {
       print: (data) => printed.push(data),
     };
     const run = (argv: string[]) =>
-      briefCommand.run(ParsedArgs.parse(argv, briefCommand.booleanFlags), ctx);
+      briefCommand.run(parseCommandLine(briefCommand, argv).args, ctx);
     await run(["--org", w.orgId, "--date", "2026-03-09"]);
     await run(["--org", w.orgId, "--date", "2026-03-09"]);
     await run(["--org", w.orgId]);

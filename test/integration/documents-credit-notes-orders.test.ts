@@ -242,7 +242,7 @@ describe(`GET /api/agent/credit-notes (${testDriver})`, () => {
       "CN-0001",
     ]);
     expect(await numbers("?status=paid,bogus")).toEqual(["CN-0003"]);
-    expect(await numbers("?status=bogus")).toEqual([]);
+    expect(await numbers("?status=bogus")).toEqual(await numbers(""));
     expect(await numbers(`?contactId=${C(5)}`)).toEqual(["CN-0004"]);
     expect(await numbers("?dateFrom=2024-03-10&dateTo=2024-04-01")).toEqual([
       "CN-0003",
@@ -412,8 +412,8 @@ describe(`GET /api/agent/purchase-orders (${testDriver})`, () => {
         (p) => p.purchaseOrderNumber,
       );
     expect(await numbers("?status=BILLED")).toEqual(["PO-0001"]);
-    // PAID is an invoice status, not an order status: nothing matches.
-    expect(await numbers("?status=PAID")).toEqual([]);
+    // PAID is an invoice status, not an order status: ignored, so alone it is no filter.
+    expect(await numbers("?status=PAID")).toEqual(await numbers(""));
     expect(await numbers("?status=DRAFT,deleted")).toEqual(["PO-0009", "PO-0008"]);
     expect(await numbers(`?contactId=${C(4)}`)).toEqual(["PO-0002"]);
     expect(await numbers("?dateFrom=2024-04-20&dateTo=2024-04-28")).toEqual([
@@ -441,7 +441,7 @@ describe(`GET /api/agent/purchase-orders (${testDriver})`, () => {
     expect(mixed.totals).toEqual({ byStatus: null, mixedCurrency: true, primaryCurrency: "AUD" });
     const empty = await ok<PurchaseOrdersResponse>(
       w,
-      "/api/agent/purchase-orders?totals=true&status=nope",
+      "/api/agent/purchase-orders?totals=true&dateFrom=2099-01-01",
     );
     expect(empty.totals).toEqual({
       byStatus: { DRAFT: zero, SUBMITTED: zero, AUTHORISED: zero, BILLED: zero, DELETED: zero },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ParsedArgs, UsageError } from "../../src/cli/args.ts";
+import { UsageError } from "../../src/cli/args.ts";
 import type { CliContext, Command } from "../../src/cli/command.ts";
+import { parseCommandLine } from "../../src/cli/command.ts";
 import { cashCommand } from "../../src/cli/commands/cash.ts";
 import {
   backtestCommand,
@@ -30,7 +31,7 @@ async function run(command: Command, argv: string[]) {
     openDatabase: async () => ({ ...database, close: async () => {} }),
     print: (data) => printed.push(data),
   };
-  await command.run(ParsedArgs.parse([...argv, "--json"], command.booleanFlags), ctx);
+  await command.run(parseCommandLine(command, [...argv, "--json"]).args, ctx);
   return printed;
 }
 

@@ -3,8 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { ParsedArgs, UsageError } from "../../src/cli/args.ts";
+import { UsageError } from "../../src/cli/args.ts";
 import type { CliContext } from "../../src/cli/command.ts";
+import { parseCommandLine } from "../../src/cli/command.ts";
 import { importCommand } from "../../src/cli/commands/import.ts";
 import { ConfigSchema } from "../../src/config.ts";
 import { fixedClock } from "../../src/domain/clock.ts";
@@ -24,7 +25,7 @@ afterEach(() => {
 async function runImportCatching(argv: string[], json = true) {
   const database = await getTestDatabase();
   const printed: { data: Record<string, unknown>; human: string | string[] }[] = [];
-  const args = ParsedArgs.parse(json ? [...argv, "--json"] : argv, importCommand.booleanFlags);
+  const args = parseCommandLine(importCommand, json ? [...argv, "--json"] : argv).args;
   const ctx: CliContext = {
     config: ConfigSchema.parse({}),
     clock: fixedClock(NOW),

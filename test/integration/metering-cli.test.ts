@@ -1,7 +1,8 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { ParsedArgs, UsageError } from "../../src/cli/args.ts";
+import { UsageError } from "../../src/cli/args.ts";
 import type { CliContext, Command } from "../../src/cli/command.ts";
+import { parseCommandLine } from "../../src/cli/command.ts";
 import { billingCommand } from "../../src/cli/commands/billing.ts";
 import { COMMANDS } from "../../src/cli/commands/index.ts";
 import { ledgerCommand } from "../../src/cli/commands/ledger.ts";
@@ -24,7 +25,7 @@ async function run(command: Command, argv: string[]): Promise<Record<string, unk
     openDatabase: async () => ({ ...database, close: async () => {} }),
     print: (data) => out.push(data),
   };
-  await command.run(ParsedArgs.parse([...argv, "--json"], command.booleanFlags), ctx);
+  await command.run(parseCommandLine(command, [...argv, "--json"]).args, ctx);
   return out;
 }
 

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { billingEvents, organisations } from "../../src/db/schema/index.ts";
+import { billingAccounts, billingEvents, organisations } from "../../src/db/schema/index.ts";
 import { limitsWith } from "../../src/domain/metering/plans.ts";
 import { createApi } from "../../src/http/api.ts";
 import { onError } from "../../src/http/errors.ts";
@@ -456,7 +456,15 @@ describe(`metering in the request pipeline (${testDriver})`, () => {
       const t = await meteredApp();
       for (const plan of [undefined, "Free"] as const) {
         const { org, key } = await orgWithKey(t.db, { plan });
-        await setBilling(t.db, { orgId: org.id, autoTopUp: true }, TEST_NOW);
+        if (plan === "Free") {
+          // setBilling refuses top-up on Free; an account may still hold it from before that.
+          await t.db
+            .update(billingAccounts)
+            .set({ autoTopUp: true })
+            .where(eq(billingAccounts.id, org.billingAccountId));
+        } else {
+          await setBilling(t.db, { orgId: org.id, autoTopUp: true }, TEST_NOW);
+        }
         const limit = plan === "Free" ? 10 : 250;
         await insertUses(t.db, {
           userId: org.ownerUserId,

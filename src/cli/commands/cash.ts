@@ -10,7 +10,7 @@ import { recomputeForecasts } from "../../services/forecast/recompute-forecasts.
 import { requireOrganisation } from "../../services/orgs/require-organisation.ts";
 import { systemContext } from "../../services/system-context.ts";
 import { type ParsedArgs, UsageError } from "../args.ts";
-import type { CliContext, Command } from "../command.ts";
+import { type CliContext, defineCommand } from "../command.ts";
 
 /**
  * `cashrunway cash`: the operator's levers on the cash position and the forecast.
@@ -25,15 +25,73 @@ import type { CliContext, Command } from "../command.ts";
  *
  * Every change recomputes the organisation's forecasts, so the API serves it at once.
  */
-export const cashCommand: Command = {
+export const cashCommand = defineCommand({
   name: "cash",
-  usage: [
-    "cash override --org ID (--amount A | --clear)   set or clear the starting-cash override",
-    "cash show --org ID                              the cash position",
-    "cash item add --org ID (--in|--out) --amount A --date D [--description T] [--account CODE] [--probability P]",
-    "cash item list --org ID | cash item remove --org ID ITEM_ID",
+  summary: "the cash position: override starting cash, add manual and pipeline items",
+  flags: {
+    org: { value: "ID", description: "the organisation" },
+    amount: {
+      value: "A",
+      description: "an amount in the organisation's currency, as a decimal (12500.00)",
+    },
+    clear: { description: "override: go back to the ledger's reconciled total" },
+    in: { description: "item add: money coming in" },
+    out: { description: "item add: money going out" },
+    date: { value: "YYYY-MM-DD", description: "item add: the day the money moves" },
+    description: { value: "T", description: "item add: what the item is, shown in the forecast" },
+    account: { value: "CODE", description: "item add: the ledger account the item belongs to" },
+    probability: {
+      value: "P",
+      description: "item add: a pipeline item, weighted by this probability (0 to 1)",
+    },
+  },
+  subcommands: [
+    {
+      name: "override",
+      summary: "set the starting cash by hand, or clear the override",
+      usage: [
+        "cash override --org ID (--amount A | --clear)   set or clear the starting-cash override",
+      ],
+      flags: ["org", "amount", "clear"],
+      examples: [
+        "cash override --org org_tpxprxz2g0095ksv8z2r --amount 48250.00",
+        "cash override --org org_tpxprxz2g0095ksv8z2r --clear",
+      ],
+    },
+    {
+      name: "show",
+      summary: "the cash position, account by account (as a READ_SENSITIVE key sees it)",
+      usage: ["cash show --org ID                              the cash position"],
+      flags: ["org"],
+      examples: ["cash show --org org_tpxprxz2g0095ksv8z2r"],
+    },
+    {
+      name: "item add",
+      summary: "a manual item (or, with --probability, a pipeline item) in the forecast",
+      usage: [
+        "cash item add --org ID (--in|--out) --amount A --date D [--description T] [--account CODE] [--probability P]",
+      ],
+      flags: ["org", "in", "out", "amount", "date", "description", "account", "probability"],
+      examples: [
+        'cash item add --org org_tpxprxz2g0095ksv8z2r --out --amount 9000 --date 2026-03-31 --description "VAT"',
+        'cash item add --org org_tpxprxz2g0095ksv8z2r --in --amount 20000 --date 2026-04-15 --probability 0.6 --description "Acme renewal"',
+      ],
+    },
+    {
+      name: "item list",
+      summary: "the organisation's manual and pipeline items",
+      usage: ["cash item list --org ID"],
+      flags: ["org"],
+      examples: ["cash item list --org org_tpxprxz2g0095ksv8z2r"],
+    },
+    {
+      name: "item remove",
+      summary: "removes a manual or pipeline item",
+      usage: ["cash item remove --org ID ITEM_ID"],
+      flags: ["org"],
+      examples: ["cash item remove --org org_tpxprxz2g0095ksv8z2r ci_3m8q2x7k9v4b6n1c5d0f"],
+    },
   ],
-  booleanFlags: ["clear", "in", "out"],
   async run(args, ctx) {
     const sub = args.positional(0, "a subcommand: override, show or item");
     if (sub === "override") return override(args, ctx);
@@ -41,7 +99,7 @@ export const cashCommand: Command = {
     if (sub === "item") return item(args, ctx);
     throw new UsageError(`unknown subcommand "cash ${sub}" (override, show, item)`);
   },
-};
+});
 
 async function withDb<T>(
   ctx: CliContext,

@@ -7,8 +7,9 @@ import { getTestDatabase, testDriver } from "../../../test/helpers/test-db.ts";
 import { ConfigSchema } from "../../config.ts";
 import { fixedClock } from "../../domain/clock.ts";
 import { authenticateKey } from "../../services/keys/authenticate-key.ts";
-import { ParsedArgs, UsageError } from "../args.ts";
+import { UsageError } from "../args.ts";
 import type { CliContext } from "../command.ts";
+import { parseCommandLine } from "../command.ts";
 import { demoCommand, demoFolder } from "./demo.ts";
 
 const NOW = new Date("2026-03-10T01:30:00Z");
@@ -36,10 +37,7 @@ async function demo(argv: string[], json = true) {
       lines.push(...(Array.isArray(human) ? human : [human]));
     },
   };
-  await demoCommand.run(
-    ParsedArgs.parse(json ? [...argv, "--json"] : argv, demoCommand.booleanFlags),
-    ctx,
-  );
+  await demoCommand.run(parseCommandLine(demoCommand, json ? [...argv, "--json"] : argv).args, ctx);
   return { printed, lines, dataDir };
 }
 

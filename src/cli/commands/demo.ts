@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { DEFAULT_DEMO_INVOICES, MAX_DEMO_INVOICES } from "../../demo/generate.ts";
 import { seedDemo } from "../../services/demo/seed-demo.ts";
 import { UsageError } from "../args.ts";
-import type { Command } from "../command.ts";
+import { defineCommand } from "../command.ts";
 
 /** The seed when none is given: `cashrunway demo` always builds the same organisation. */
 export const DEFAULT_DEMO_SEED = "demo";
@@ -25,11 +25,24 @@ function baseUrl(host: string, port: number): string {
 }
 
 /** `demo [--seed S] [--invoices N] [--name NAME]`: a demo organisation with a ledger and a key. */
-export const demoCommand: Command = {
+export const demoCommand = defineCommand({
   name: "demo",
+  summary: "a new demo organisation with two years of ledger data, imported, and an API key",
+  flags: {
+    seed: {
+      value: "S",
+      description: `the generator's seed: the same seed builds the same ledger (default "${DEFAULT_DEMO_SEED}")`,
+    },
+    invoices: {
+      value: "N",
+      description: `how many sales invoices to generate, 1 to ${MAX_DEMO_INVOICES} (default ${DEFAULT_DEMO_INVOICES})`,
+    },
+    name: { value: "NAME", description: "the organisation's name (default: the generated one)" },
+  },
   usage: [
     `demo [--seed S] [--invoices 1..${MAX_DEMO_INVOICES}] [--name NAME]   (new demo organisation with two years of ledger data and a key)`,
   ],
+  examples: ["demo", 'demo --seed acme --invoices 20000 --name "Acme Ltd"'],
   async run(args, ctx) {
     args.allowOnly("seed", "invoices", "name");
     if (args.positionals.length > 0) throw new UsageError("demo takes no positional arguments");
@@ -86,4 +99,4 @@ export const demoCommand: Command = {
       await database.close();
     }
   },
-};
+});

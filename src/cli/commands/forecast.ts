@@ -17,7 +17,7 @@ import {
 import { requireOrganisation } from "../../services/orgs/require-organisation.ts";
 import { systemContext } from "../../services/system-context.ts";
 import { type ParsedArgs, UsageError } from "../args.ts";
-import type { CliContext, Command } from "../command.ts";
+import { type CliContext, defineCommand } from "../command.ts";
 
 type DbOf = Awaited<ReturnType<CliContext["openDatabase"]>>["db"];
 
@@ -37,14 +37,47 @@ async function withDb<T>(ctx: CliContext, f: (db: DbOf) => Promise<T>): Promise<
  *   forecast show --org ID [--scenario SCN]
  *   forecast explain --org ID --week N [--scenario SCN]   the lines behind a week
  */
-export const forecastCommand: Command = {
+export const forecastCommand = defineCommand({
   name: "forecast",
-  usage: [
-    "forecast recompute (--org ID | --stale)        recompute and store every scenario's forecast",
-    "forecast show --org ID [--scenario SCN]        the latest stored forecast",
-    "forecast explain --org ID --week N [--scenario SCN]   the items behind a week's numbers",
+  summary: "the 13-week cash forecast: recompute, show, explain a week",
+  flags: {
+    org: { value: "ID", description: "the organisation" },
+    stale: {
+      description: "recompute: every organisation whose forecast is from an earlier day (cron)",
+    },
+    scenario: {
+      value: "SCN",
+      description: "show, explain: the scenario (default BASE; scenario list shows the ids)",
+    },
+    week: { value: "N", description: "explain: the week, 1 to 13" },
+  },
+  subcommands: [
+    {
+      name: "recompute",
+      summary: "recompute and store every scenario's forecast now",
+      usage: [
+        "forecast recompute (--org ID | --stale)        recompute and store every scenario's forecast",
+      ],
+      flags: ["org", "stale"],
+      examples: ["forecast recompute --org org_tpxprxz2g0095ksv8z2r", "forecast recompute --stale"],
+    },
+    {
+      name: "show",
+      summary: "the latest stored forecast, week by week",
+      usage: ["forecast show --org ID [--scenario SCN]        the latest stored forecast"],
+      flags: ["org", "scenario"],
+      examples: ["forecast show --org org_tpxprxz2g0095ksv8z2r"],
+    },
+    {
+      name: "explain",
+      summary: "the items behind one week's numbers",
+      usage: [
+        "forecast explain --org ID --week N [--scenario SCN]   the items behind a week's numbers",
+      ],
+      flags: ["org", "week", "scenario"],
+      examples: ["forecast explain --org org_tpxprxz2g0095ksv8z2r --week 3"],
+    },
   ],
-  booleanFlags: ["stale"],
   async run(args, ctx) {
     const sub = args.positional(0, "a subcommand: recompute, show or explain");
     if (sub === "recompute") {
@@ -140,7 +173,7 @@ export const forecastCommand: Command = {
     }
     throw new UsageError(`unknown subcommand "forecast ${sub}" (recompute, show, explain)`);
   },
-};
+});
 
 const ASSUMPTION_FLAGS = [
   "based-on",
@@ -203,12 +236,75 @@ function assumptionFlags(args: ParsedArgs): {
  *   scenario delete SCN --org ID
  * Creating or editing recomputes the organisation's forecasts.
  */
-export const scenarioCommand: Command = {
+export const scenarioCommand = defineCommand({
   name: "scenario",
-  usage: [
-    "scenario list --org ID",
-    "scenario create --org ID --name N [--based-on K] [--payment-lag D] [--ar-haircut PCT --ar-haircut-after D] [--pipeline-conversion R] [--bill-stretch D] [--receivable-timing history|due]",
-    "scenario edit SCN --org ID [--name N] [the same flags; none removes one] | scenario delete SCN --org ID",
+  summary: "custom forecast scenarios: a clone of BASE, BEST or WORST with overrides",
+  flags: {
+    org: { value: "ID", description: "the organisation" },
+    name: { value: "N", description: "the scenario's name" },
+    "based-on": {
+      value: "K",
+      description: "the built-in scenario it starts from: BASE, BEST or WORST",
+      choices: ["BASE", "BEST", "WORST"],
+    },
+    "payment-lag": {
+      value: "D",
+      description: "days added to every receivable's expected date (negative: earlier)",
+    },
+    "ar-haircut": {
+      value: "PCT",
+      description:
+        "percentage (0 to 100) taken off receivables overdue by more than --ar-haircut-after days",
+    },
+    "ar-haircut-after": { value: "D", description: "the days overdue --ar-haircut starts at" },
+    "pipeline-conversion": {
+      value: "R",
+      description:
+        "the share (0 to 1) of each pipeline item expected to convert (default: each item's own probability)",
+    },
+    "bill-stretch": { value: "D", description: "bills are paid D days after their due date" },
+    "receivable-timing": {
+      value: "history|due",
+      description:
+        "receivables without an expected date: the customer's payment habit (history) or the due date (due)",
+      choices: ["history", "due", "none"],
+    },
+  },
+  subcommands: [
+    {
+      name: "list",
+      summary: "the organisation's scenarios and their assumptions",
+      usage: ["scenario list --org ID"],
+      flags: ["org"],
+      examples: ["scenario list --org org_tpxprxz2g0095ksv8z2r"],
+    },
+    {
+      name: "create",
+      summary: "a custom scenario; the forecasts are recomputed",
+      usage: [
+        "scenario create --org ID --name N [--based-on K] [--payment-lag D] [--ar-haircut PCT --ar-haircut-after D] [--pipeline-conversion R] [--bill-stretch D] [--receivable-timing history|due]",
+      ],
+      flags: ["org", "name", ...ASSUMPTION_FLAGS],
+      examples: [
+        'scenario create --org org_tpxprxz2g0095ksv8z2r --name "Slow payers" --based-on BASE --payment-lag 14',
+      ],
+    },
+    {
+      name: "edit",
+      summary: "change a custom scenario (none removes a setting); the forecasts are recomputed",
+      usage: ["scenario edit SCN --org ID [--name N] [the same flags; none removes one]"],
+      flags: ["org", "name", ...ASSUMPTION_FLAGS],
+      examples: [
+        "scenario edit scn_5v8k2m9q4x7b3n6c1d0f --org org_tpxprxz2g0095ksv8z2r --payment-lag none",
+      ],
+    },
+    {
+      name: "delete",
+      summary: "delete a custom scenario",
+      usage: ["scenario delete SCN --org ID"],
+      flags: ["org"],
+      examples: ["scenario delete scn_5v8k2m9q4x7b3n6c1d0f --org org_tpxprxz2g0095ksv8z2r"],
+    },
   ],
   async run(args, ctx) {
     const sub = args.positional(0, "a subcommand: list, create, edit or delete");
@@ -281,15 +377,21 @@ export const scenarioCommand: Command = {
       throw new UsageError(`unknown subcommand "scenario ${sub}" (list, create, edit, delete)`);
     });
   },
-};
+});
 
 /**
  * `cashrunway backtest --org ID [--weeks N]`: replays the last N weeks (default 26) and prints
  * each method's mean absolute error of weekly closing cash as a share of average cash.
  */
-export const backtestCommand: Command = {
+export const backtestCommand = defineCommand({
   name: "backtest",
+  summary: "forecast accuracy: replay the last weeks and compare with what happened",
+  flags: {
+    org: { value: "ID", description: "the organisation" },
+    weeks: { value: "N", description: "how many past weeks to replay, 1 to 104 (default 26)" },
+  },
   usage: ["backtest --org ID [--weeks N]   forecast accuracy over the last N weeks (default 26)"],
+  examples: ["backtest --org org_tpxprxz2g0095ksv8z2r --weeks 52"],
   async run(args, ctx) {
     args.allowOnly("org", "weeks");
     const orgId = args.requireString("org");
@@ -318,4 +420,4 @@ export const backtestCommand: Command = {
       ]);
     });
   },
-};
+});

@@ -3,7 +3,7 @@ import { LedgerFormatError } from "../../connector/errors.ts";
 import { InvalidParameterError, NotFoundError } from "../../services/errors.ts";
 import { importLedgerFolder, LedgerImportError } from "../../services/sync/import-ledger.ts";
 import { UsageError } from "../args.ts";
-import type { Command } from "../command.ts";
+import { defineCommand } from "../command.ts";
 
 /**
  * `cashrunway import --org ID FOLDER [--json]`: imports a ledger export folder
@@ -11,9 +11,13 @@ import type { Command } from "../command.ts";
  * With --json, one object `{ syncRunId, outcome, counts }` (also on failure, with `error`,
  * before the command exits non-zero).
  */
-export const importCommand: Command = {
+export const importCommand = defineCommand({
   name: "import",
+  summary: "import a ledger export folder into an organisation (docs/ledger-export.md)",
+  flags: { org: { value: "ID", description: "the organisation to import into" } },
   usage: ["import --org ID FOLDER   import a ledger export folder (see docs/ledger-export.md)"],
+  examples: ["import --org org_tpxprxz2g0095ksv8z2r ./exports/2026-03"],
+  positionals: "directory",
   async run(args, ctx) {
     args.allowOnly("org");
     const orgId = args.requireString("org");
@@ -47,4 +51,4 @@ export const importCommand: Command = {
       await database.close();
     }
   },
-};
+});

@@ -3,6 +3,7 @@ import { baselinesCommand } from "./baselines.ts";
 import { billingCommand } from "./billing.ts";
 import { briefCommand } from "./brief.ts";
 import { cashCommand } from "./cash.ts";
+import { completionCommand } from "./completion.ts";
 import { demoCommand } from "./demo.ts";
 import { backtestCommand, forecastCommand, scenarioCommand } from "./forecast.ts";
 import { importCommand } from "./import.ts";
@@ -36,4 +37,5 @@ export const COMMANDS: Command[] = [
   scenarioCommand,
   backtestCommand,
   // (and listed here)
+  completionCommand,
 ];

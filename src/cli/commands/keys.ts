@@ -1,5 +1,5 @@
 import { isKeyPrefix } from "../../domain/keys.ts";
-import { parseScopeList, type Scope } from "../../domain/scopes.ts";
+import { parseScopeList, SCOPES, type Scope } from "../../domain/scopes.ts";
 import type { CreateApiKeyInput, CreatedApiKey } from "../../services/keys/create-api-key.ts";
 import { createApiKey } from "../../services/keys/create-api-key.ts";
 import type { ApiKeySummary } from "../../services/keys/key-views.ts";
@@ -8,7 +8,7 @@ import { revokeApiKey } from "../../services/keys/revoke-api-key.ts";
 import { rotateApiKey } from "../../services/keys/rotate-api-key.ts";
 import { requireOrganisation } from "../../services/orgs/require-organisation.ts";
 import { type ParsedArgs, UsageError } from "../args.ts";
-import type { CliContext, Command } from "../command.ts";
+import { type CliContext, defineCommand } from "../command.ts";
 
 const SUBCOMMANDS = "create, list, rotate, revoke";
 
@@ -116,17 +116,76 @@ function humanRow(k: ApiKeySummary): string {
 }
 
 /** `keys create|list|rotate|revoke`: API key management (the settings screen's CLI twin). */
-export const keysCommand: Command = {
+export const keysCommand = defineCommand({
   name: "keys",
-  usage: [
-    "keys create --org ID --label L --scopes A,B [--sensitive]",
-    "keys create --user ID --label L --scopes A,B [--sensitive]",
-    "keys create --partner ID --label L [--pinned ORG,ORG]",
-    "keys list [--org ID]",
-    "keys rotate PREFIX          (cr_live_ keys; crun_ keys: create the new one, then revoke)",
-    "keys revoke PREFIX",
+  summary: "API keys for agents: create (the secret is shown once), list, rotate, revoke",
+  flags: {
+    org: {
+      value: "ID",
+      description:
+        "create: the organisation the key reads (an organisation key); list: only that organisation's keys",
+    },
+    user: {
+      value: "ID",
+      description: "create: a user key, reaching every organisation the user belongs to",
+    },
+    partner: {
+      value: "ID",
+      description: "create: a partner key, reaching the partner's linked organisations",
+    },
+    label: { value: "L", description: "a name for the key, shown in lists and audit trails" },
+    scopes: {
+      value: "A,B",
+      description: `comma-separated scopes (${SCOPES.filter((s) => s !== "READ_SENSITIVE").join(", ")}); partner keys have every scope`,
+      choices: SCOPES.filter((s) => s !== "READ_SENSITIVE"),
+    },
+    sensitive: {
+      description: "also grant READ_SENSITIVE: rows and names flagged sensitive become visible",
+    },
+    pinned: {
+      value: "ORG,ORG",
+      description: "partner keys: reach only these linked organisations instead of all of them",
+    },
+  },
+  subcommands: [
+    {
+      name: "create",
+      summary: "a key for an organisation, a user or a partner; prints the secret once",
+      usage: [
+        "keys create --org ID --label L --scopes A,B [--sensitive]",
+        "keys create --user ID --label L --scopes A,B [--sensitive]",
+        "keys create --partner ID --label L [--pinned ORG,ORG]",
+      ],
+      flags: ["org", "user", "partner", "label", "scopes", "sensitive", "pinned"],
+      examples: [
+        'keys create --org org_tpxprxz2g0095ksv8z2r --label "Month-end agent" --scopes READ_BANK,READ_FORECAST',
+        'keys create --partner prt_4k8m2q9x7v5b3n6c1d0f --label "Bookkeeper" --pinned org_tpxprxz2g0095ksv8z2r,org_7f3p2r5th5hb36m07w5v',
+      ],
+    },
+    {
+      name: "list",
+      summary: "every key (or one organisation's) with its status, scopes and last use",
+      usage: ["keys list [--org ID]"],
+      flags: ["org"],
+      examples: ["keys list --org org_tpxprxz2g0095ksv8z2r --json"],
+    },
+    {
+      name: "rotate",
+      summary: "a new secret for a cr_live_ key; the old one stops working at once",
+      usage: [
+        "keys rotate PREFIX          (cr_live_ keys; crun_ keys: create the new one, then revoke)",
+      ],
+      flags: [],
+      examples: ["keys rotate 7hq2m9x4ta"],
+    },
+    {
+      name: "revoke",
+      summary: "stops a key for good (every instance refuses it within its poll)",
+      usage: ["keys revoke PREFIX"],
+      flags: [],
+      examples: ["keys revoke 7hq2m9x4ta"],
+    },
   ],
-  booleanFlags: ["sensitive"],
   async run(args, ctx) {
     const sub = args.positional(0, `subcommand (${SUBCOMMANDS})`);
     let action: (db: Awaited<ReturnType<CliContext["openDatabase"]>>["db"]) => Promise<void>;
@@ -168,4 +227,4 @@ export const keysCommand: Command = {
       await database.close();
     }
   },
-};
+});

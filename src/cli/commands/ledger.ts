@@ -4,12 +4,23 @@ import {
   setLedgerState,
 } from "../../services/alerts/set-ledger-state.ts";
 import { UsageError } from "../args.ts";
-import type { Command } from "../command.ts";
+import { defineCommand } from "../command.ts";
 
 /** Operator command: puts an organisation's ledger connection in a state, for demos and tests. */
-export const ledgerCommand: Command = {
+export const ledgerCommand = defineCommand({
   name: "ledger",
-  usage: ["ledger set-state --org ID none|healthy|retrying|reconnect_required"],
+  summary: "an organisation's ledger connection",
+  flags: { org: { value: "ID", description: "the organisation" } },
+  subcommands: [
+    {
+      name: "set-state",
+      summary: "put the ledger connection in a state, for demos and tests",
+      usage: ["ledger set-state --org ID none|healthy|retrying|reconnect_required"],
+      flags: ["org"],
+      examples: ["ledger set-state --org org_tpxprxz2g0095ksv8z2r reconnect_required"],
+      positionals: LEDGER_STATES,
+    },
+  ],
   async run(args, ctx) {
     const sub = args.positional(0, "subcommand (set-state)");
     if (sub !== "set-state")
@@ -33,4 +44,4 @@ export const ledgerCommand: Command = {
       await database.close();
     }
   },
-};
+});

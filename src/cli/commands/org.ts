@@ -1,12 +1,36 @@
 import { PLANS } from "../../db/schema/index.ts";
 import { createOrganisation } from "../../services/orgs/create-organisation.ts";
 import { UsageError } from "../args.ts";
-import type { Command } from "../command.ts";
+import { defineCommand } from "../command.ts";
 
-export const orgCommand: Command = {
+export const orgCommand = defineCommand({
   name: "org",
-  usage: [
-    "org create --name N [--currency C] [--timezone TZ] [--plan Free|Pocket|Wallet|Vault|Reserve] [--owner-email E]",
+  summary: "organisations",
+  flags: {
+    name: { value: "N", description: "the organisation's name" },
+    currency: { value: "C", description: "its base currency, ISO 4217 (default AUD)" },
+    timezone: { value: "TZ", description: "its IANA time zone (default Australia/Sydney)" },
+    plan: {
+      value: "P",
+      description: `its plan (${PLANS.join(", ")}); without it, a 14-day Wallet trial`,
+      choices: PLANS,
+    },
+    "owner-email": {
+      value: "E",
+      description:
+        "the owner's email (an existing user becomes its owner; default: a new owner+ORG@cashrunway.local user)",
+    },
+  },
+  subcommands: [
+    {
+      name: "create",
+      summary: "a new organisation with its owner and billing account",
+      usage: [
+        "org create --name N [--currency C] [--timezone TZ] [--plan Free|Pocket|Wallet|Vault|Reserve] [--owner-email E]",
+      ],
+      flags: ["name", "currency", "timezone", "plan", "owner-email"],
+      examples: ['org create --name "Acme Ltd" --currency EUR --timezone Europe/Paris'],
+    },
   ],
   async run(args, ctx) {
     const sub = args.positional(0, "subcommand (create)");
@@ -49,4 +73,4 @@ export const orgCommand: Command = {
       await database.close();
     }
   },
-};
+});

@@ -1,10 +1,17 @@
 import { startServer } from "../../main.ts";
-import type { Command } from "../command.ts";
+import { defineCommand } from "../command.ts";
 
-export const serveCommand: Command = {
+export const serveCommand = defineCommand({
   name: "serve",
+  summary: "run the server: agent API, settings screen and dashboard (npm start)",
+  flags: {
+    demo: {
+      description:
+        "seed a demo organisation even when the database is not empty (an empty embedded one always gets one)",
+    },
+  },
   usage: ["serve [--demo]   (npm start; seeds a demo organisation on an empty embedded database)"],
-  booleanFlags: ["demo"],
+  examples: ["serve", "serve --demo   (with DATABASE_URL=postgres://…)"],
   async run(args, ctx) {
     args.allowOnly("demo");
     const running = await startServer(ctx.config, {
@@ -38,4 +45,4 @@ export const serveCommand: Command = {
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
   },
-};
+});

@@ -1,11 +1,35 @@
 import { ROLES, type Role } from "../../db/schema/index.ts";
 import { createUser } from "../../services/users/create-user.ts";
 import { UsageError } from "../args.ts";
-import type { Command } from "../command.ts";
+import { defineCommand } from "../command.ts";
 
-export const userCommand: Command = {
+export const userCommand = defineCommand({
   name: "user",
-  usage: ["user create --email E [--name N] [--org ID --role owner|admin|member]"],
+  summary: "users and their membership of organisations",
+  flags: {
+    email: {
+      value: "E",
+      description: "the user's email (an existing user is found, not duplicated)",
+    },
+    name: { value: "N", description: "the user's name" },
+    org: { value: "ID", description: "make the user a member of this organisation" },
+    role: {
+      value: "R",
+      description: `their role there (${ROLES.join(", ")}); without it a new member is a member and an existing one keeps theirs`,
+      choices: ROLES,
+    },
+  },
+  subcommands: [
+    {
+      name: "create",
+      summary: "a user, or an existing user's membership",
+      usage: ["user create --email E [--name N] [--org ID --role owner|admin|member]"],
+      flags: ["email", "name", "org", "role"],
+      examples: [
+        'user create --email sam@acme.example --name "Sam Patel" --org org_tpxprxz2g0095ksv8z2r --role admin',
+      ],
+    },
+  ],
   async run(args, ctx) {
     const sub = args.positional(0, "subcommand (create)");
     if (sub !== "create")
@@ -45,4 +69,4 @@ export const userCommand: Command = {
       await database.close();
     }
   },
-};
+});

@@ -5,8 +5,9 @@ import { getTestDatabase, testDriver } from "../../../test/helpers/test-db.ts";
 import { ConfigSchema } from "../../config.ts";
 import { fixedClock } from "../../domain/clock.ts";
 import { signIn } from "../../services/web-auth/sign-in.ts";
-import { ParsedArgs, UsageError } from "../args.ts";
+import { UsageError } from "../args.ts";
 import type { CliContext } from "../command.ts";
+import { parseCommandLine } from "../command.ts";
 import { passwordCommand } from "./web.ts";
 
 async function run(argv: string[]): Promise<Record<string, unknown>[]> {
@@ -19,10 +20,7 @@ async function run(argv: string[]): Promise<Record<string, unknown>[]> {
     openDatabase: async () => ({ ...database, close: async () => {} }),
     print: (data) => out.push(data),
   };
-  await passwordCommand.run(
-    ParsedArgs.parse([...argv, "--json"], passwordCommand.booleanFlags),
-    ctx,
-  );
+  await passwordCommand.run(parseCommandLine(passwordCommand, [...argv, "--json"]).args, ctx);
   return out;
 }
 

@@ -1,7 +1,7 @@
 import { generatePassword } from "../../services/web-auth/password.ts";
 import { setUserPassword } from "../../services/web-auth/set-password.ts";
 import { UsageError } from "../args.ts";
-import type { Command } from "../command.ts";
+import { defineCommand } from "../command.ts";
 
 /** Reads all of stdin (a password piped in, so it never appears in `ps` or shell history). */
 async function readStdin(): Promise<string> {
@@ -17,12 +17,28 @@ async function readStdin(): Promise<string> {
  * generated and printed once; a password is never accepted as a flag (it would land in shell
  * history and the process list). Every session of the user ends and the lockout count restarts.
  */
-export const passwordCommand: Command = {
+export const passwordCommand = defineCommand({
   name: "password",
-  usage: [
-    "password set --email E [--stdin]   (settings-screen password: generated and printed once, or read from stdin)",
+  summary: "settings-screen passwords",
+  flags: {
+    email: { value: "E", description: "the user's email" },
+    stdin: { description: "read the password from stdin instead of generating one" },
+  },
+  subcommands: [
+    {
+      name: "set",
+      summary:
+        "set a password (generated and printed once, or read from stdin); signs the user out",
+      usage: [
+        "password set --email E [--stdin]   (settings-screen password: generated and printed once, or read from stdin)",
+      ],
+      flags: ["email", "stdin"],
+      examples: [
+        "password set --email sam@acme.example",
+        "password set --email sam@acme.example --stdin < new-password.txt",
+      ],
+    },
   ],
-  booleanFlags: ["stdin"],
   async run(args, ctx) {
     const sub = args.positional(0, "subcommand (set)");
     if (sub !== "set") {
@@ -58,4 +74,4 @@ export const passwordCommand: Command = {
       await database.close();
     }
   },
-};
+});

@@ -44,14 +44,16 @@ describe("list parameters", () => {
     }
   });
 
-  it("reads a status list: case-insensitive, unknown ignored, all-unknown matches nothing", () => {
+  it("reads a status list: case-insensitive, unknown ignored, no known value is no filter", () => {
     const v = ["DRAFT", "PAID", "VOIDED"] as const;
     expect(parseStatusFilter(undefined, v)).toBeNull();
     expect(parseStatusFilter("", v)).toBeNull();
     expect(parseStatusFilter(" , ", v)).toBeNull();
     expect(parseStatusFilter("paid, Draft,nope", v)).toEqual(["DRAFT", "PAID"]);
     expect(parseStatusFilter(["VOIDED", "PAID,PAID"], v)).toEqual(["PAID", "VOIDED"]);
-    expect(parseStatusFilter("UNPAID", v)).toEqual([]);
+    expect(parseStatusFilter("UNPAID", v)).toBeNull();
+    expect(parseStatusFilter(["UNPAID", "nope,"], v)).toBeNull();
+    expect(parseStatusFilter("PAID,UNPAID", v)).toEqual(["PAID"]);
   });
 
   it("formats PostgreSQL decimals canonically without decimal.js", () => {

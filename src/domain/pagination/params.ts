@@ -36,24 +36,25 @@ export { isCalendarDate } from "../forecasting/dates.ts";
 
 /**
  * A `status` filter: comma-separated values (the parameter may also be repeated), trimmed and
- * upper-cased, kept when they belong to `vocabulary`, unknown ones ignored.
+ * upper-cased, kept when they belong to `vocabulary`; unknown ones are ignored, as the spec says
+ * ("Unknown values are ignored"), never matched literally.
  *
- * - no parameter, or only empty entries (`status=`, `status=,`): null, no filter;
- * - at least one entry, none known (`status=UNPAID`): an empty list, which matches nothing. An
- *   unknown word never widens the set: an agent asking for a status that does not exist gets no
- *   rows rather than every row, which would silently overstate a sum.
- * - otherwise the known statuses, each once, in vocabulary order.
+ * - no parameter, only empty entries (`status=`, `status=,`), or no known value among the
+ *   entries (`status=UNPAID`): null, no filter. Ignoring every value leaves nothing to filter
+ *   by, so the answer is the unfiltered list (a 400 would not be "ignoring" them);
+ * - otherwise the known statuses, each once, in vocabulary order (`status=PAID,UNPAID` is
+ *   `status=PAID`).
  */
 export function parseStatusFilter<S extends string>(
   raw: string | readonly string[] | undefined,
   vocabulary: readonly S[],
 ): S[] | null {
   if (raw === undefined) return null;
-  const entries = (typeof raw === "string" ? [raw] : raw)
-    .flatMap((s) => s.split(","))
-    .map((s) => s.trim().toUpperCase())
-    .filter((s) => s !== "");
-  if (entries.length === 0) return null;
-  const wanted = new Set(entries);
-  return vocabulary.filter((s) => wanted.has(s));
+  const wanted = new Set(
+    (typeof raw === "string" ? [raw] : raw)
+      .flatMap((s) => s.split(","))
+      .map((s) => s.trim().toUpperCase()),
+  );
+  const known = vocabulary.filter((s) => wanted.has(s));
+  return known.length > 0 ? known : null;
 }

@@ -9,6 +9,7 @@ import {
   seats,
   users,
 } from "../../db/schema/index.ts";
+import { autoTopUpBlocker } from "../../domain/metering/auto-top-up.ts";
 import { quoted } from "../../domain/quoted.ts";
 import { InvalidParameterError, NotFoundError } from "../errors.ts";
 
@@ -20,7 +21,21 @@ export interface BillingView {
   status: SubscriptionStatus;
   trialEndsAt: string | null;
   autoTopUp: boolean;
+  /**
+   * Why automatic top-up could never buy a pack in this state (then it cannot be turned on), or
+   * null. See `autoTopUpBlocker`.
+   */
+  autoTopUpBlocker: string | null;
   seats: { userId: string; plan: Plan }[];
+}
+
+/** What `setBilling` changed besides the fields asked for. */
+export interface SetBillingResult extends BillingView {
+  /**
+   * Set when the change made automatic top-up impossible (a plan without packs, an ended
+   * subscription) while it was on: it was turned off, for this reason, in the same transaction.
+   */
+  autoTopUpTurnedOff: string | null;
 }
 
 export interface SetBillingInput {
@@ -85,21 +100,30 @@ export async function showBilling(db: DbOrTx, orgId: string): Promise<BillingVie
     status: account.subscriptionStatus,
     trialEndsAt: account.trialEndsAt ? account.trialEndsAt.toISOString() : null,
     autoTopUp: account.autoTopUp,
+    autoTopUpBlocker: autoTopUpBlocker(
+      { plan: account.plan, status: account.subscriptionStatus },
+      seatRows.map((r) => r.plan),
+    ),
     seats: seatRows,
   };
 }
 
 /**
- * Operator command for demos and tests (`cashrunway billing set`): changes the organisation's
- * billing account and records one billing event per changed field. A plan change moves the
- * subscription and every seat on the account to that plan (a Personal account has one seat;
- * `setSeat` sets one seat). The change applies to the next request: nothing is cached.
+ * Operator command for demos and tests (`cashrunway billing set`), and the billing screen's
+ * automatic top-up toggle: changes the organisation's billing account and records one billing
+ * event per changed field. A plan change moves the subscription and every seat on the account to
+ * that plan (a Personal account has one seat; `setSeat` sets one seat). The change applies to the
+ * next request: nothing is cached.
+ *
+ * Automatic top-up is refused (400, with the reason) in a state where it could never buy a pack
+ * (`autoTopUpBlocker`: Free, a canceled or ended subscription). A change that leads there while
+ * top-up is on, without asking for it, turns top-up off with that reason in its billing event.
  */
 export async function setBilling(
   db: DbOrTx,
   input: SetBillingInput,
   now: Date,
-): Promise<BillingView> {
+): Promise<SetBillingResult> {
   const trialEndsAt = input.trialEnds === undefined ? undefined : parseTrialEnd(input.trialEnds);
   return db.transaction(async (tx) => {
     const accountId = await accountIdOf(tx, input.orgId);
@@ -117,12 +141,41 @@ export async function setBilling(
         "a trialing subscription needs a trial end date",
       );
     }
-    const event = (kind: (typeof billingEvents.$inferInsert)["kind"], from: unknown, to: unknown) =>
+    const plan = input.plan ?? before.plan;
+    // A plan change moves every seat to the new plan; otherwise the seats keep theirs.
+    const seatPlans =
+      input.plan !== undefined
+        ? []
+        : (
+            await tx
+              .select({ plan: seats.plan })
+              .from(seats)
+              .where(eq(seats.billingAccountId, accountId))
+          ).map((r) => r.plan);
+    const blocker = autoTopUpBlocker({ plan, status }, seatPlans);
+    if (blocker && input.autoTopUp === true) {
+      throw new InvalidParameterError(
+        "autoTopUp",
+        `automatic top-up cannot be turned on: ${blocker}`,
+      );
+    }
+    let autoTopUp = input.autoTopUp;
+    let turnedOff: string | null = null;
+    if (blocker && input.autoTopUp === undefined && before.autoTopUp) {
+      autoTopUp = false;
+      turnedOff = blocker;
+    }
+    const event = (
+      kind: (typeof billingEvents.$inferInsert)["kind"],
+      from: unknown,
+      to: unknown,
+      reason?: string,
+    ) =>
       tx.insert(billingEvents).values({
         billingAccountId: accountId,
         kind,
         orgId: input.orgId,
-        details: { from, to, by: "operator" },
+        details: { from, to, by: "operator", ...(reason ? { reason } : {}) },
         at: now,
       });
     if (input.plan !== undefined && input.plan !== before.plan) {
@@ -151,14 +204,11 @@ export async function setBilling(
         trialEndsAt.toISOString(),
       );
     }
-    if (input.autoTopUp !== undefined && input.autoTopUp !== before.autoTopUp) {
-      await tx
-        .update(billingAccounts)
-        .set({ autoTopUp: input.autoTopUp })
-        .where(eq(billingAccounts.id, accountId));
-      await event("auto_top_up_changed", before.autoTopUp, input.autoTopUp);
+    if (autoTopUp !== undefined && autoTopUp !== before.autoTopUp) {
+      await tx.update(billingAccounts).set({ autoTopUp }).where(eq(billingAccounts.id, accountId));
+      await event("auto_top_up_changed", before.autoTopUp, autoTopUp, turnedOff ?? undefined);
     }
-    return showBilling(tx, input.orgId);
+    return { ...(await showBilling(tx, input.orgId)), autoTopUpTurnedOff: turnedOff };
   });
 }
 

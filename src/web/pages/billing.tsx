@@ -1,9 +1,45 @@
 import type { FC } from "hono/jsx";
+import { autoTopUpBlocker } from "../../domain/metering/auto-top-up.ts";
 import { CREDIT_ALLOWANCE } from "../../domain/metering/plans.ts";
 import { CsrfField, Layout, Notice } from "../components/layout.tsx";
 import type { BillingView, WindowUsage } from "../data/billing.ts";
 import { formatInstant } from "../format.ts";
 import type { CurrentOrg, WebView } from "../request.ts";
+
+/**
+ * The automatic top-up toggle. Where top-up could never buy a pack (Free, a canceled or ended
+ * subscription) the reason is shown instead of "Turn on"; turning it off is always possible.
+ */
+const AutoTopUpControl: FC<{ view: WebView; billing: BillingView; canManage: boolean }> = ({
+  view,
+  billing,
+  canManage,
+}) => {
+  const blocker = autoTopUpBlocker(
+    { plan: billing.plan, status: billing.subscriptionStatus },
+    billing.seats.map((s) => s.plan),
+  );
+  return (
+    <>
+      {canManage && (billing.autoTopUp || !blocker) ? (
+        <form method="post" action="/settings/billing/auto-top-up">
+          <CsrfField token={view.csrfToken} orgId={view.org?.id} />
+          <input type="hidden" name="autoTopUp" value={billing.autoTopUp ? "off" : "on"} />
+          <button type="submit" class="small secondary">
+            {billing.autoTopUp ? "Turn off" : "Turn on"}
+          </button>
+        </form>
+      ) : null}
+      {blocker ? (
+        <div class="muted" id="auto-top-up-blocker">
+          Unavailable: {blocker}.
+        </div>
+      ) : billing.subscriptionStatus !== "active" ? (
+        <div class="muted">Packs are bought only while the subscription is active.</div>
+      ) : null}
+    </>
+  );
+};
 
 /** Settings → Billing (owner only). */
 export const BillingPage: FC<{
@@ -13,7 +49,8 @@ export const BillingPage: FC<{
   usage: WindowUsage | undefined;
   canManage: boolean;
   notice?: string | undefined;
-}> = ({ view, org, billing, usage, canManage, notice }) => (
+  error?: string | undefined;
+}> = ({ view, org, billing, usage, canManage, notice, error }) => (
   <Layout title="Billing" view={view} active="billing">
     <h1>Billing</h1>
     <p class="lead">
@@ -21,6 +58,7 @@ export const BillingPage: FC<{
       account's seats pay for {org.name}'s queries.
     </p>
     {notice ? <Notice kind="ok">{notice}</Notice> : null}
+    {error ? <Notice kind="error">{error}</Notice> : null}
     {!billing ? (
       <div class="empty">
         {org.name} has no billing account: its queries are not billed to anyone.
@@ -60,15 +98,7 @@ export const BillingPage: FC<{
             <div class="value" id="auto-top-up">
               {billing.autoTopUp ? "On" : "Off"}
             </div>
-            {canManage ? (
-              <form method="post" action="/settings/billing/auto-top-up">
-                <CsrfField token={view.csrfToken} orgId={view.org?.id} />
-                <input type="hidden" name="autoTopUp" value={billing.autoTopUp ? "off" : "on"} />
-                <button type="submit" class="small secondary">
-                  {billing.autoTopUp ? "Turn off" : "Turn on"}
-                </button>
-              </form>
-            ) : null}
+            <AutoTopUpControl view={view} billing={billing} canManage={canManage} />
           </div>
         </div>
         <h2>Query credits in the current window</h2>

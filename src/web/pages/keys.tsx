@@ -377,7 +377,10 @@ export const ConfirmKeyActionPage: FC<{
         </Notice>
       )}
       <form method="post" action={`/settings/keys/${k.prefix}/${action}`} class="inline">
-        <CsrfField token={view.csrfToken} />
+        <CsrfField
+          token={view.csrfToken}
+          orgId={k.kind === "ORG" ? (k.orgId ?? undefined) : undefined}
+        />
         <button type="submit" class={action === "revoke" ? "danger" : undefined} id="confirm">
           {action === "revoke" ? "Revoke key" : "Rotate key"}
         </button>

@@ -21,7 +21,7 @@ const FlagToggle: FC<{
     )}{" "}
     {canManage ? (
       <form method="post" action="/settings/sensitive" class="inline">
-        <CsrfField token={view.csrfToken} />
+        <CsrfField token={view.csrfToken} orgId={view.org?.id} />
         <input type="hidden" name="kind" value={kind} />
         <input type="hidden" name="id" value={id} />
         <input type="hidden" name="sensitive" value={isSensitive ? "off" : "on"} />

@@ -26,8 +26,10 @@ import {
   requireRight,
   requireView,
   verifyCsrf,
+  verifyOrgForm,
   type WebContext,
   WebError,
+  type WebForm,
   type WebView,
 } from "../request.ts";
 
@@ -91,6 +93,16 @@ function requireManage(key: ViewerKey): void {
   }
 }
 
+/**
+ * An organisation key is rotated or revoked in its organisation's name: the form must carry that
+ * organisation (`_org`), which must be the one now selected (see verifyOrgForm).
+ */
+function requireOrgOfKey(c: WebContext, view: WebView, form: WebForm, key: ViewerKey): void {
+  if (key.row.kind !== "ORG") return;
+  const org = verifyOrgForm(c, view, form);
+  if (org.id !== key.row.orgId) throw NOT_FOUND();
+}
+
 function noStore(c: WebContext): void {
   c.header("Cache-Control", "no-store");
 }
@@ -137,7 +149,7 @@ export function registerKeyRoutes(web: Hono<AppEnv>, deps: WebDeps): void {
   web.post("/settings/keys", async (c) => {
     const view = await requireView(c, db, clock.now());
     const form = await readForm(c);
-    verifyCsrf(c, view, form);
+    verifyOrgForm(c, view, form);
     const kind = form.get("kind");
     if (kind !== "ORG" && kind !== "USER") {
       throw new WebError(400, "Bad request", "Choose the kind of key: organisation or personal.");
@@ -247,9 +259,11 @@ export function registerKeyRoutes(web: Hono<AppEnv>, deps: WebDeps): void {
 
   web.post("/settings/keys/:prefix/rotate", async (c) => {
     const view = await requireView(c, db, clock.now());
-    verifyCsrf(c, view, await readForm(c));
+    const form = await readForm(c);
+    verifyCsrf(c, view, form);
     const key = await keyForViewer(db, view, c.req.param("prefix"));
     requireManage(key);
+    requireOrgOfKey(c, view, form, key);
     const rotated = await rotateApiKey(db, key.row.prefix, clock.now());
     deps.keyCache?.clear(); // the old key stops here at once (other instances: within a poll)
     c.get("logger").info(
@@ -273,9 +287,11 @@ export function registerKeyRoutes(web: Hono<AppEnv>, deps: WebDeps): void {
 
   web.post("/settings/keys/:prefix/revoke", async (c) => {
     const view = await requireView(c, db, clock.now());
-    verifyCsrf(c, view, await readForm(c));
+    const form = await readForm(c);
+    verifyCsrf(c, view, form);
     const key = await keyForViewer(db, view, c.req.param("prefix"));
     requireManage(key);
+    requireOrgOfKey(c, view, form, key);
     const revoked = await revokeApiKey(db, key.row.prefix, clock.now());
     deps.keyCache?.clear(); // stops here at once (other instances: within a poll)
     c.get("logger").info({ keyPrefix: revoked.prefix }, "web key revoked");

@@ -25,6 +25,7 @@ import {
   requireRight,
   requireView,
   verifyCsrf,
+  verifyOrgForm,
   type WebContext,
   WebError,
   type WebView,
@@ -89,7 +90,7 @@ export function registerSettingsRoutes(web: Hono<AppEnv>, deps: WebDeps): void {
   web.post("/settings/sensitive", async (c) => {
     const view = await requireView(c, db, clock.now());
     const form = await readForm(c);
-    verifyCsrf(c, view, form);
+    verifyOrgForm(c, view, form);
     const org = requireRight(view, "sensitive.manage");
     const kind = form.get("kind");
     const id = form.get("id") ?? "";
@@ -206,9 +207,12 @@ export function registerSettingsRoutes(web: Hono<AppEnv>, deps: WebDeps): void {
     }
   });
 
-  web.get("/settings/billing", async (c) => {
+  const renderBilling = async (
+    c: WebContext,
+    view: WebView,
+    extra: { notice?: string | undefined; error?: string; status?: 200 | 400 } = {},
+  ) => {
     const now = clock.now();
-    const view = await requireView(c, db, now);
     const org = requireRight(view, "billing.view");
     const billing = org.billingAccountId
       ? await loadBilling(db, org.billingAccountId, now)
@@ -216,7 +220,6 @@ export function registerSettingsRoutes(web: Hono<AppEnv>, deps: WebDeps): void {
     const usage = billing
       ? await usageInCurrentWindow(db, { billing, orgId: org.id, now })
       : undefined;
-    const code = c.req.query("notice");
     return renderPage(
       c,
       <BillingPage
@@ -225,15 +228,25 @@ export function registerSettingsRoutes(web: Hono<AppEnv>, deps: WebDeps): void {
         billing={billing}
         usage={usage}
         canManage={can(org.role, "billing.manage") && billing?.ownerUserId === view.session.userId}
-        notice={code === "saved" ? "Billing settings saved." : undefined}
+        notice={extra.notice}
+        error={extra.error}
       />,
+      extra.status ?? 200,
     );
+  };
+
+  web.get("/settings/billing", async (c) => {
+    const view = await requireView(c, db, clock.now());
+    const code = c.req.query("notice");
+    return renderBilling(c, view, {
+      notice: code === "saved" ? "Billing settings saved." : undefined,
+    });
   });
 
   web.post("/settings/billing/auto-top-up", async (c) => {
     const view = await requireView(c, db, clock.now());
     const form = await readForm(c);
-    verifyCsrf(c, view, form);
+    verifyOrgForm(c, view, form);
     const org = requireRight(view, "billing.manage");
     const value = form.get("autoTopUp");
     if (!org.billingAccountId || (value !== "on" && value !== "off")) {
@@ -248,8 +261,16 @@ export function registerSettingsRoutes(web: Hono<AppEnv>, deps: WebDeps): void {
         "Only the billing account's owner can change billing settings.",
       );
     }
-    // Through the billing service, so the change is recorded as a billing event.
-    await setBilling(db, { orgId: org.id, autoTopUp: value === "on" }, clock.now());
+    // Through the billing service, so the change is recorded as a billing event, and a state
+    // that could never buy a pack is refused with its reason.
+    try {
+      await setBilling(db, { orgId: org.id, autoTopUp: value === "on" }, clock.now());
+    } catch (err) {
+      if (err instanceof InvalidParameterError) {
+        return renderBilling(c, view, { error: `Not changed: ${err.message}.`, status: 400 });
+      }
+      throw err;
+    }
     c.get("logger").info(
       { orgId: org.id, autoTopUp: value, userId: view.session.userId },
       "web billing change",

@@ -128,9 +128,11 @@ export function statusParam(vocabulary: readonly string[], what: string) {
       param: { name: "status", in: "query" },
       description:
         `Comma-separated ${what} from ${vocabulary.map((s) => `\`${s}\``).join(", ")} (the ` +
-        "parameter may also be repeated). Case-insensitive; unknown values are ignored. When " +
-        "every value given is unknown (`status=UNPAID`) nothing matches: an unknown word never " +
-        "widens the set. An empty value (`status=`) means no status filter.",
+        "parameter may also be repeated). Case-insensitive. Unknown values are ignored (the " +
+        "spec's rule), never matched literally: `status=PAID,UNPAID` is `status=PAID`, and a " +
+        "list with no known value (`status=UNPAID`), like an empty one (`status=`), is no " +
+        "status filter at all, so the whole list answers. Check a status against the values " +
+        "above before relying on the filter to narrow a sum.",
       example: "AUTHORISED,PAID",
     });
 }
