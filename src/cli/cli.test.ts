@@ -94,14 +94,14 @@ describe("command help", () => {
   it("prints one subcommand's help exactly", async () => {
     expect((await cli("keys", "list", "--help")).stdout).toBe(
       [
-        "cashrunway keys list: every key (or one organisation's) with its status, scopes and last use",
+        "cashrunway keys list: every key with its status, scopes and last use (--org: every key reaching it)",
         "",
         "Usage:",
         "  cashrunway keys list [--org ID]",
         "",
         "Options:",
-        "  --org ID    create: the organisation the key reads (an organisation key); list: only that",
-        "              organisation's keys",
+        "  --org ID    create: the organisation the key reads (an organisation key); list: every key reaching",
+        "              it; revoke: for it only",
         "  --json      print one JSON object instead of lines (errors stay one line on stderr)",
         "  -h, --help  show this help",
         "",
@@ -251,7 +251,7 @@ describe("shell completion", () => {
       expect(out).toEqual([
         "keys create",
         "cash item add",
-        "--org:create: the organisation the key reads (an organisation key); list: only that organisation's keys",
+        "--org:create: the organisation the key reads (an organisation key); list: every key reaching it; revoke: for it only",
         "--json:print one JSON object instead of lines (errors stay one line on stderr)",
         "--help:show this help",
         "Free Pocket Wallet Vault Reserve none",

@@ -22,9 +22,13 @@ const DESCRIPTIONS: Record<ErrorCode, string> = {
     "`cursor` is not a nextCursor of this list: malformed, changed, issued for another " +
     "organisation or list, or for other filters (repeat the filters unchanged while paging).",
   org_required: "This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes.",
-  unauthorized: "Missing, malformed, unknown or revoked key (causes are not distinguished).",
+  unauthorized:
+    "Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns " +
+    "the partner (causes are not distinguished).",
   insufficient_scope: "The key lacks the scope this endpoint requires (named in requiredScope).",
-  forbidden: "The organisation is outside this key's reach.",
+  forbidden:
+    "The organisation is outside this key's reach (including one whose owner revoked the key " +
+    "for it).",
   no_billable_seat:
     "The key's user holds no seat on the organisation's billing account (or the organisation " +
     "has none), so it has no query credits there; /api/agent/status still answers.",

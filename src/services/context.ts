@@ -1,5 +1,6 @@
 import type { Db } from "../db/client.ts";
 import type { KeyKind, KeyReach } from "../db/schema/index.ts";
+import type { KeyStopReason } from "../domain/key-governance.ts";
 import type { Scope } from "../domain/scopes.ts";
 import { hasScope } from "../domain/scopes.ts";
 import { InsufficientScopeError } from "./errors.ts";
@@ -31,6 +32,12 @@ export interface AuthenticatedKey {
   pinnedOrgIds: readonly string[] | null;
   /** An organisation key's own organisation, read with the key (its whole reach). */
   ownOrg?: OrgRef;
+  /**
+   * Set when the secret matched but the key must be refused anyway (a partner key whose creator
+   * no longer owns the partner): the pipeline answers 401 as for a revoked key and records the
+   * reason in the audit row.
+   */
+  stoppedBecause?: KeyStopReason;
 }
 
 /** What every service verb receives: who asks, for which organisation, and the clients. */

@@ -52,6 +52,10 @@ code { background: var(--code); padding: 1px 5px; border-radius: 4px; }
 .chip.sensitive { background: #fde8e7; color: var(--danger); }
 .chip.ok { background: var(--ok-bg); color: var(--ok); }
 .chip.off { background: #eceff3; color: var(--muted); }
+.chip.warn { background: var(--warn-bg); color: var(--warn); }
+.chip.dropped { background: #eceff3; color: var(--muted); text-decoration: line-through; }
+form.row { display: flex; gap: 8px; align-items: flex-end; flex-wrap: wrap; margin: 8px 0; }
+form.row label { margin: 0; }
 .muted { color: var(--muted); }
 form.inline { display: inline; margin: 0; }
 fieldset { border: none; padding: 0; margin: 10px 0 0; }

@@ -12,6 +12,7 @@ import { loadWebView, refuseNul, type WebContext, WebError, WebRedirect } from "
 import { registerAuthRoutes } from "./routes/auth.tsx";
 import { registerDashboardRoutes } from "./routes/dashboard.tsx";
 import { registerKeyRoutes } from "./routes/keys.tsx";
+import { registerPartnerRoutes } from "./routes/partners.tsx";
 import { registerSettingsRoutes } from "./routes/settings.tsx";
 
 /** Optional overrides, e.g. the forecast and brief sources once those issues land. */
@@ -121,6 +122,7 @@ export function registerWeb(app: Api, deps: AppDeps, opts: WebOptions = {}): voi
   registerDashboardRoutes(web, webDeps);
   registerKeyRoutes(web, webDeps);
   registerSettingsRoutes(web, webDeps);
+  registerPartnerRoutes(web, webDeps);
 
   web.all("/settings/*", () => {
     throw new WebError(404, "Not found", "There is no such page.");

@@ -128,6 +128,8 @@ export interface CurrentOrg {
   baseCurrency: string;
   timezone: string;
   billingAccountId: string | null;
+  /** READ_SENSITIVE only through organisation keys (the owner's setting). */
+  restrictSensitiveToOrgKeys: boolean;
   role: Role;
 }
 
@@ -165,6 +167,7 @@ export async function loadWebView(c: WebContext, db: Db, now: Date): Promise<Web
         baseCurrency: organisations.baseCurrency,
         timezone: organisations.timezone,
         billingAccountId: organisations.billingAccountId,
+        restrictSensitiveToOrgKeys: organisations.restrictSensitiveToOrgKeys,
       })
       .from(organisations)
       .where(eq(organisations.id, current.orgId))

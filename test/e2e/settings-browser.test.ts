@@ -8,6 +8,7 @@ import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiKeys } from "../../src/db/schema/index.ts";
 import { createApiKey } from "../../src/services/keys/create-api-key.ts";
+import { createPartner } from "../../src/services/partners/partners.ts";
 import { TEST_NOW, type TestApp, testApp } from "../helpers/api.ts";
 import { testDriver } from "../helpers/test-db.ts";
 import { fixtureUser, type LedgerFixture, webOrg } from "./web-fixtures.ts";
@@ -356,5 +357,77 @@ describe.skipIf(!hasChromium)(`settings screen in headless Chromium (${testDrive
     }, target.prefix);
     expect(statuses).toEqual([404, 404]);
     expect((await api("/api/agent/bank-accounts", target.key)).status).toBe(200);
+  });
+
+  it("shows the owner a member's personal key and revokes it for this organisation after a confirmation", async () => {
+    const member = await fixtureUser(t.db, TEST_NOW, { orgId, role: "member", label: "member" });
+    const personal = await createApiKey(
+      t.db,
+      { kind: "USER", userId: member.userId, label: "Member's laptop", scopes: ["READ_BANK"] },
+      TEST_NOW,
+    );
+    expect((await api(`/api/agent/orgs/${orgId}/bank-accounts`, personal.key)).status).toBe(200);
+    await page.goto(`${base}/settings/keys`);
+    const row = page.locator(`#member-keys tr[data-prefix="${personal.prefix}"]`);
+    await expect(row.textContent()).resolves.toContain(member.email);
+    await row.locator('a:has-text("Revoke here")').click();
+    await page.locator("h1", { hasText: "Revoke this key for" }).waitFor();
+    await page.click("#confirm");
+    await page.waitForURL(`${base}/settings/keys?revokedHere=${personal.prefix}`);
+    await expect(page.locator(".notice.ok").textContent()).resolves.toContain(
+      "it no longer reaches it",
+    );
+    expect(await page.locator(`#member-keys tr[data-prefix="${personal.prefix}"]`).count()).toBe(0);
+    const revoked = page.locator(`#revoked-keys tr[data-prefix="${personal.prefix}"]`);
+    await expect(revoked.textContent()).resolves.toContain("only");
+    expect((await api(`/api/agent/orgs/${orgId}/bank-accounts`, personal.key)).status).toBe(403);
+  });
+
+  it("forbids READ_SENSITIVE on personal keys with the owner's setting: a personal key asking for it is refused", async () => {
+    await page.goto(`${base}/settings/keys`);
+    await Promise.all([
+      page.waitForURL(`${base}/settings/keys?sensitive=restricted`),
+      page.click("#toggle-sensitive-restriction"),
+    ]);
+    await expect(page.locator("#sensitive-setting").textContent()).resolves.toContain("Forbidden");
+    await page.check("input[name=kind][value=USER]");
+    await page.fill("#label", "personal with wages");
+    await page.check("input[name=scopes][value=READ_BANK]");
+    await page.check("#include-sensitive");
+    const [response] = await Promise.all([
+      page.waitForResponse(
+        (r) => r.url() === `${base}/settings/keys` && r.request().method() === "POST",
+      ),
+      page.click("#create-key button[type=submit]"),
+    ]);
+    expect(response.status()).toBe(403);
+    await expect(page.locator(".notice.error").textContent()).resolves.toContain(
+      "allows READ_SENSITIVE only on organisation keys",
+    );
+    expect(
+      await t.db.select().from(apiKeys).where(eq(apiKeys.label, "personal with wages")),
+    ).toEqual([]);
+    await Promise.all([
+      page.waitForURL(`${base}/settings/keys?sensitive=allowed`),
+      page.click("#toggle-sensitive-restriction"),
+    ]);
+    await expect(page.locator("#sensitive-setting").textContent()).resolves.toContain("Allowed");
+  });
+
+  it("links a partner by its id and unlinks it from the partners page", async () => {
+    const partner = await createPartner(t.db, { name: "Browser Advisors" }, TEST_NOW);
+    await page.goto(`${base}/settings/partners`);
+    await page.fill("#partner-id", partner.id);
+    await Promise.all([
+      page.waitForURL(`${base}/settings/partners?notice=linked`),
+      page.click("#link-partner button[type=submit]"),
+    ]);
+    const row = page.locator(`#linked-partners tr[data-partner="${partner.id}"]`);
+    await expect(row.textContent()).resolves.toContain("Browser Advisors");
+    await Promise.all([
+      page.waitForURL(`${base}/settings/partners?notice=unlinked`),
+      row.locator("button").click(),
+    ]);
+    expect(await page.locator(`#linked-partners tr[data-partner="${partner.id}"]`).count()).toBe(0);
   });
 });

@@ -21,7 +21,13 @@ import { seedDemo } from "../../src/services/demo/seed-demo.ts";
 import { createApiKey } from "../../src/services/keys/create-api-key.ts";
 import { rotateApiKey } from "../../src/services/keys/rotate-api-key.ts";
 import { createOrganisation } from "../../src/services/orgs/create-organisation.ts";
-import { createPartner, linkPartner } from "../../src/services/partners/partners.ts";
+import {
+  addPartnerOwner,
+  createPartner,
+  linkPartner,
+  removePartnerOwner,
+} from "../../src/services/partners/partners.ts";
+import { createUser } from "../../src/services/users/create-user.ts";
 import { setDemoOwnerPassword } from "../../src/services/web-auth/set-password.ts";
 
 const out = resolve(process.argv[2] ?? "docs/screenshots");
@@ -74,14 +80,48 @@ const partner = await createPartner(
 const client2 = await createOrganisation(database.db, { name: "Harbour Cafe Pty Ltd" }, now);
 await linkPartner(database.db, partner.id, demo.orgId, now);
 await linkPartner(database.db, partner.id, client2.id, now);
+// A second owner of the partner, whose key keeps working, and a former one, whose key stopped.
+const colleague = await createUser(database.db, { email: "sam@ledgerco.example" }, now);
+const former = await createUser(database.db, { email: "alex@ledgerco.example" }, now);
+for (const email of ["sam@ledgerco.example", "alex@ledgerco.example"]) {
+  await addPartnerOwner(database.db, { partnerId: partner.id, email }, now);
+}
 await createApiKey(
   database.db,
-  { kind: "PARTNER", partnerId: partner.id, label: "Practice agent" },
+  {
+    kind: "PARTNER",
+    partnerId: partner.id,
+    label: "Practice agent",
+    createdByUserId: colleague.id,
+  },
   now,
 );
 await createApiKey(
   database.db,
-  { kind: "PARTNER", partnerId: partner.id, label: "Demo only", pinnedOrgIds: [demo.orgId] },
+  {
+    kind: "PARTNER",
+    partnerId: partner.id,
+    label: "Demo only",
+    pinnedOrgIds: [demo.orgId],
+    createdByUserId: demo.ownerUserId,
+  },
+  now,
+);
+await createApiKey(
+  database.db,
+  { kind: "PARTNER", partnerId: partner.id, label: "Alex's script", createdByUserId: former.id },
+  now,
+);
+await removePartnerOwner(database.db, { partnerId: partner.id, userId: former.id });
+// A member of the demo organisation with a personal key: its owner sees it.
+const member = await createUser(
+  database.db,
+  { email: "jo@demo.example", orgId: demo.orgId, role: "member" },
+  now,
+);
+const memberKey = await createApiKey(
+  database.db,
+  { kind: "USER", userId: member.id, label: "Jo's spreadsheet", scopes: ["READ_INVOICES"] },
   now,
 );
 
@@ -137,6 +177,8 @@ await page.click("#create-key button[type=submit]");
 await shot(page, "api-key-created");
 await page.goto(`${base}/settings/keys/${demo.prefix}/revoke`);
 await shot(page, "api-key-revoke-confirm");
+await page.goto(`${base}/settings/keys/${memberKey.prefix}/revoke-here`);
+await shot(page, "api-key-revoke-here-confirm");
 await page.goto(`${base}/settings/keys/${demo.prefix}/audit`);
 await shot(page, "audit");
 await page.goto(`${base}/settings/sensitive`);

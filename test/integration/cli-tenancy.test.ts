@@ -283,7 +283,7 @@ describe(`an --org naming no organisation (${testDriver})`, () => {
       );
     }
     // An organisation that exists still lists (empty).
-    expect(await runCommand(keysCommand, ["list", "--org", org.id])).toEqual([{ keys: [] }]);
+    expect(await runCommand(keysCommand, ["list", "--org", org.id])).toMatchObject([{ keys: [] }]);
   });
 });
 

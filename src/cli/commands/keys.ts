@@ -2,6 +2,11 @@ import { isKeyPrefix } from "../../domain/keys.ts";
 import { parseScopeList, SCOPES, type Scope } from "../../domain/scopes.ts";
 import type { CreateApiKeyInput, CreatedApiKey } from "../../services/keys/create-api-key.ts";
 import { createApiKey } from "../../services/keys/create-api-key.ts";
+import {
+  type GovernedKey,
+  listOrgKeyReach,
+  revokeKeyForOrg,
+} from "../../services/keys/govern-keys.ts";
 import type { ApiKeySummary } from "../../services/keys/key-views.ts";
 import { listApiKeys } from "../../services/keys/list-api-keys.ts";
 import { revokeApiKey } from "../../services/keys/revoke-api-key.ts";
@@ -35,7 +40,8 @@ function createInput(args: ParsedArgs): CreateApiKeyInput {
   }
   const label = args.requireString("label");
   if (args.has("partner")) {
-    args.allowOnly("partner", "label", "pinned");
+    args.allowOnly("partner", "label", "pinned", "owner");
+    const owner = args.string("owner");
     const pinned = args.string("pinned");
     const pinnedOrgIds = pinned
       ?.split(",")
@@ -49,6 +55,7 @@ function createInput(args: ParsedArgs): CreateApiKeyInput {
       partnerId: args.requireString("partner"),
       label,
       ...(pinnedOrgIds ? { pinnedOrgIds } : {}),
+      ...(owner !== undefined ? { createdByUserId: owner } : {}),
     };
   }
   const sensitive = args.bool("sensitive");
@@ -72,8 +79,8 @@ function createInput(args: ParsedArgs): CreateApiKeyInput {
   };
 }
 
-function prefixArg(args: ParsedArgs, sub: string): string {
-  args.allowOnly();
+function prefixArg(args: ParsedArgs, sub: string, ...flags: string[]): string {
+  args.allowOnly(...flags);
   const prefix = args.positional(1, `key prefix (keys ${sub} PREFIX)`);
   if (args.positionals.length > 2) throw new UsageError(`keys ${sub} takes one PREFIX`);
   if (!isKeyPrefix(prefix)) {
@@ -115,6 +122,20 @@ function humanRow(k: ApiKeySummary): string {
   return `${k.prefix}  ${k.status.padEnd(7)}  ${k.kind.padEnd(7)}  ${owner}  "${k.label}"  [${k.scopes.join(",")}]  ${used}`;
 }
 
+/** `keys list --org`: one key reaching the organisation, as its owner sees it. */
+function governedRow(k: GovernedKey): string {
+  const used = k.lastUsedAt ? `last used ${k.lastUsedAt}` : "never used";
+  const holder =
+    k.holder === "partner"
+      ? `partner ${k.partnerName} (${k.creatorEmail})`
+      : k.holder === "member"
+        ? `member ${k.creatorEmail} (${k.creatorRole})`
+        : "organisation";
+  const reach = k.reach === "PINNED" ? `PINNED ${(k.pinnedOrgIds ?? []).join(",")}` : k.reach;
+  const dropped = k.scopes.filter((s) => !k.scopesHere.includes(s));
+  return `${k.prefix}  ${k.statusHere.padEnd(12)}  ${holder}  "${k.label}"  [${k.scopesHere.join(",")}]${dropped.length ? ` (not here: ${dropped.join(",")})` : ""}  reach ${reach}  ${used}`;
+}
+
 /** `keys create|list|rotate|revoke`: API key management (the settings screen's CLI twin). */
 export const keysCommand = defineCommand({
   name: "keys",
@@ -123,7 +144,7 @@ export const keysCommand = defineCommand({
     org: {
       value: "ID",
       description:
-        "create: the organisation the key reads (an organisation key); list: only that organisation's keys",
+        "create: the organisation the key reads (an organisation key); list: every key reaching it; revoke: for it only",
     },
     user: {
       value: "ID",
@@ -146,6 +167,11 @@ export const keysCommand = defineCommand({
       value: "ORG,ORG",
       description: "partner keys: reach only these linked organisations instead of all of them",
     },
+    owner: {
+      value: "USER_ID",
+      description:
+        "partner keys: the owner of the partner who creates it (default: its only owner); the key works while they own it",
+    },
   },
   subcommands: [
     {
@@ -154,9 +180,9 @@ export const keysCommand = defineCommand({
       usage: [
         "keys create --org ID --label L --scopes A,B [--sensitive]",
         "keys create --user ID --label L --scopes A,B [--sensitive]",
-        "keys create --partner ID --label L [--pinned ORG,ORG]",
+        "keys create --partner ID --label L [--pinned ORG,ORG] [--owner USER_ID]",
       ],
-      flags: ["org", "user", "partner", "label", "scopes", "sensitive", "pinned"],
+      flags: ["org", "user", "partner", "label", "scopes", "sensitive", "pinned", "owner"],
       examples: [
         'keys create --org org_tpxprxz2g0095ksv8z2r --label "Month-end agent" --scopes READ_BANK,READ_FORECAST',
         'keys create --partner prt_4k8m2q9x7v5b3n6c1d0f --label "Bookkeeper" --pinned org_tpxprxz2g0095ksv8z2r,org_7f3p2r5th5hb36m07w5v',
@@ -164,7 +190,7 @@ export const keysCommand = defineCommand({
     },
     {
       name: "list",
-      summary: "every key (or one organisation's) with its status, scopes and last use",
+      summary: "every key with its status, scopes and last use (--org: every key reaching it)",
       usage: ["keys list [--org ID]"],
       flags: ["org"],
       examples: ["keys list --org org_tpxprxz2g0095ksv8z2r --json"],
@@ -180,10 +206,11 @@ export const keysCommand = defineCommand({
     },
     {
       name: "revoke",
-      summary: "stops a key for good (every instance refuses it within its poll)",
-      usage: ["keys revoke PREFIX"],
-      flags: [],
-      examples: ["keys revoke 7hq2m9x4ta"],
+      summary:
+        "stops a key for good (every instance refuses it within its poll), or for one organisation",
+      usage: ["keys revoke PREFIX [--org ID]"],
+      flags: ["org"],
+      examples: ["keys revoke 7hq2m9x4ta", "keys revoke 7hq2m9x4ta --org org_tpxprxz2g0095ksv8z2r"],
     },
   ],
   async run(args, ctx) {
@@ -198,9 +225,19 @@ export const keysCommand = defineCommand({
       args.allowOnly("org");
       const orgId = args.string("org");
       action = async (db) => {
-        if (orgId !== undefined) await requireOrganisation(db, orgId);
-        const keys = await listApiKeys(db, orgId ? { orgId } : {});
-        ctx.print({ keys }, keys.length ? keys.map(humanRow) : "No keys.");
+        if (orgId === undefined) {
+          const keys = await listApiKeys(db);
+          ctx.print({ keys }, keys.length ? keys.map(humanRow) : "No keys.");
+          return;
+        }
+        await requireOrganisation(db, orgId);
+        const reach = await listOrgKeyReach(db, orgId);
+        ctx.print({ ...reach }, [
+          `READ_SENSITIVE on personal and partner keys: ${reach.restrictSensitiveToOrgKeys ? "forbidden (organisation keys only)" : "allowed"}`,
+          ...(reach.keys.length
+            ? reach.keys.map(governedRow)
+            : ["No keys reach this organisation."]),
+        ]);
       };
     } else if (sub === "rotate") {
       const prefix = prefixArg(args, sub);
@@ -209,8 +246,20 @@ export const keysCommand = defineCommand({
         printNewKey(ctx, k, { replacedPrefix: k.replacedPrefix });
       };
     } else if (sub === "revoke") {
-      const prefix = prefixArg(args, sub);
+      const prefix = prefixArg(args, sub, "org");
+      const orgId = args.string("org");
       action = async (db) => {
+        if (orgId !== undefined) {
+          await requireOrganisation(db, orgId);
+          const r = await revokeKeyForOrg(db, { prefix, orgId, byUserId: null }, ctx.clock.now());
+          ctx.print(
+            { ...r, orgId },
+            r.revoked === "key"
+              ? `Revoked ${r.prefix} ("${r.label}") at ${r.revokedAt}`
+              : `Revoked ${r.prefix} ("${r.label}") for ${orgId} at ${r.revokedAt}; it keeps its other organisations`,
+          );
+          return;
+        }
         const k = await revokeApiKey(db, prefix, ctx.clock.now());
         ctx.print(
           { prefix: k.prefix, status: k.status, revokedAt: k.revokedAt },

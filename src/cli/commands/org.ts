@@ -1,4 +1,5 @@
 import { PLANS } from "../../db/schema/index.ts";
+import { setSensitiveKeyRestriction } from "../../services/keys/govern-keys.ts";
 import { createOrganisation } from "../../services/orgs/create-organisation.ts";
 import { UsageError } from "../args.ts";
 import { defineCommand } from "../command.ts";
@@ -20,6 +21,13 @@ export const orgCommand = defineCommand({
       description:
         "the owner's email (an existing user becomes its owner; default: a new owner+ORG@cashrunway.local user)",
     },
+    org: { value: "ID", description: "set: the organisation" },
+    "restrict-sensitive": {
+      value: "on|off",
+      description:
+        "set: on = READ_SENSITIVE only through organisation keys (personal and partner keys read without it); off = allowed",
+      choices: ["on", "off"],
+    },
   },
   subcommands: [
     {
@@ -31,11 +39,44 @@ export const orgCommand = defineCommand({
       flags: ["name", "currency", "timezone", "plan", "owner-email"],
       examples: ['org create --name "Acme Ltd" --currency EUR --timezone Europe/Paris'],
     },
+    {
+      name: "set",
+      summary: "an organisation's key settings",
+      usage: [
+        "org set --org ID --restrict-sensitive on|off   (on: READ_SENSITIVE only through organisation keys)",
+      ],
+      flags: ["org", "restrict-sensitive"],
+      examples: ["org set --org org_tpxprxz2g0095ksv8z2r --restrict-sensitive on"],
+    },
   ],
   async run(args, ctx) {
-    const sub = args.positional(0, "subcommand (create)");
+    const sub = args.positional(0, "subcommand (create, set)");
+    if (sub === "set") {
+      args.allowOnly("org", "restrict-sensitive");
+      const orgId = args.requireString("org");
+      const value = args.requireString("restrict-sensitive");
+      if (value !== "on" && value !== "off") {
+        throw new UsageError(`--restrict-sensitive must be on or off, got "${value}"`);
+      }
+      const database = await ctx.openDatabase();
+      try {
+        const r = await setSensitiveKeyRestriction(database.db, {
+          orgId,
+          restrictSensitiveToOrgKeys: value === "on",
+        });
+        ctx.print(
+          r,
+          r.restrictSensitiveToOrgKeys
+            ? `${orgId}: READ_SENSITIVE only through organisation keys; personal and partner keys read it without READ_SENSITIVE from their next request`
+            : `${orgId}: personal keys of owners and admins, and partner keys, may use READ_SENSITIVE`,
+        );
+      } finally {
+        await database.close();
+      }
+      return;
+    }
     if (sub !== "create")
-      throw new UsageError(`unknown subcommand "org ${sub}" (expected: org create)`);
+      throw new UsageError(`unknown subcommand "org ${sub}" (expected: create, set)`);
     args.allowOnly("name", "currency", "timezone", "plan", "owner-email");
     const plan = args.string("plan");
     const planName =

@@ -1,6 +1,6 @@
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { DbOrTx } from "../client.ts";
-import { apiKeys, authEpoch, organisations } from "../schema/index.ts";
+import { apiKeys, authEpoch, organisations, partnerOwners } from "../schema/index.ts";
 import { UNNAMED_STATEMENT } from "./prepared.ts";
 import type { ReachableOrgRow } from "./reach.ts";
 
@@ -40,6 +40,8 @@ function keyForAuthQuery(db: DbOrTx) {
   return db
     .select({
       key: apiKeys,
+      // Partner keys work only while their creator owns the partner (primary-key lookup).
+      creatorOwnsPartner: sql<boolean>`${partnerOwners.userId} is not null`,
       ownOrg: {
         id: organisations.id,
         name: organisations.name,
@@ -52,6 +54,13 @@ function keyForAuthQuery(db: DbOrTx) {
     })
     .from(apiKeys)
     .leftJoin(organisations, eq(organisations.id, apiKeys.orgId))
+    .leftJoin(
+      partnerOwners,
+      and(
+        eq(partnerOwners.partnerId, apiKeys.partnerId),
+        eq(partnerOwners.userId, apiKeys.createdByUserId),
+      ),
+    )
     .where(eq(apiKeys.prefix, sql.placeholder("prefix")))
     .limit(1)
     .prepare(UNNAMED_STATEMENT);
@@ -59,14 +68,24 @@ function keyForAuthQuery(db: DbOrTx) {
 
 const keyForAuth = new WeakMap<DbOrTx, ReturnType<typeof keyForAuthQuery>>();
 
+/** What authentication reads of a key. */
+export interface ApiKeyForAuth {
+  key: ApiKeyRow;
+  /** An organisation key's organisation (null for other kinds). */
+  ownOrg: ReachableOrgRow | null;
+  /** Whether the key's creator owns its partner now (false for keys without a partner). */
+  creatorOwnsPartner: boolean;
+}
+
 /**
  * The key with this prefix and, for an organisation key, its organisation, in one indexed read:
  * the request pipeline then resolves an organisation key's target without a second round trip.
+ * For a partner key, whether its creator still owns the partner comes with it.
  */
 export async function findApiKeyForAuth(
   db: DbOrTx,
   prefix: string,
-): Promise<{ key: ApiKeyRow; ownOrg: ReachableOrgRow | null } | undefined> {
+): Promise<ApiKeyForAuth | undefined> {
   let query = keyForAuth.get(db);
   if (!query) {
     query = keyForAuthQuery(db);

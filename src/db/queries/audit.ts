@@ -10,8 +10,10 @@ export interface AgentRequestAudit {
   /** The flat route template, e.g. `/api/agent/contacts/{id}`; never the raw URL. */
   route: string;
   status: number;
-  /** True when the key holds READ_SENSITIVE. */
+  /** True when the key holds READ_SENSITIVE (in the target organisation, when resolved). */
   sensitive: boolean;
+  /** Why a key whose secret matched was refused (`audit_events.reason`); absent otherwise. */
+  reason?: string | null;
   requestId: string;
   at: Date;
 }
@@ -26,9 +28,10 @@ export async function recordAgentRequest(db: DbOrTx, row: AgentRequestAudit): Pr
   const at = row.at.toISOString();
   await db.execute(sql`
     with audit as (
-      insert into audit_events (key_id, org_id, method, route, status, sensitive, request_id, at)
+      insert into audit_events (key_id, org_id, method, route, status, sensitive, reason,
+                                request_id, at)
       values (${row.keyId}, ${row.orgId}, ${row.method}, ${row.route}, ${row.status},
-              ${row.sensitive}, ${row.requestId}, ${at}::timestamptz)
+              ${row.sensitive}, ${row.reason ?? null}, ${row.requestId}, ${at}::timestamptz)
       returning key_id
     )
     update api_keys

@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { DbOrTx } from "../client.ts";
-import type { KeyKind, KeyReach } from "../schema/index.ts";
-import { memberships, organisations, partnerLinks } from "../schema/index.ts";
+import type { KeyKind, KeyReach, Role } from "../schema/index.ts";
+import { apiKeyOrgRevocations, memberships, organisations, partnerLinks } from "../schema/index.ts";
 import { UNNAMED_STATEMENT } from "./prepared.ts";
 
 /** The organisation columns the request pipeline and services need. */
@@ -15,8 +15,21 @@ export interface ReachableOrgRow {
   billingAccountId: string | null;
 }
 
+/**
+ * A reachable organisation with what decides whether READ_SENSITIVE applies there for the key
+ * (`sensitiveApplies` in domain/key-governance.ts).
+ */
+export interface ReachedOrgRow extends ReachableOrgRow {
+  /** The organisation's `restrict_sensitive_to_org_keys` setting. */
+  restrictSensitiveToOrgKeys: boolean;
+  /** USER keys: the creator's role there (the membership that gives the reach); else null. */
+  creatorRole: Role | null;
+}
+
 /** What decides a key's reach; a subset of the key row. */
 export interface ReachKey {
+  /** The key's id: revocations for single organisations (`api_key_org_revocations`) apply. */
+  id: string;
   kind: KeyKind;
   reach: KeyReach;
   orgId: string | null;
@@ -33,6 +46,7 @@ const columns = {
   financialYearEndMonth: organisations.financialYearEndMonth,
   financialYearEndDay: organisations.financialYearEndDay,
   billingAccountId: organisations.billingAccountId,
+  restrictSensitiveToOrgKeys: organisations.restrictSensitiveToOrgKeys,
 };
 
 /**
@@ -42,6 +56,7 @@ const columns = {
 const byName = [sql`${organisations.name} collate "C"`, sql`${organisations.id} collate "C"`];
 
 const p = {
+  key: sql.placeholder("key"),
   owner: sql.placeholder("owner"),
   only: sql.placeholder("only"),
   allLinked: sql.placeholder("allLinked"),
@@ -57,9 +72,11 @@ const p = {
  */
 function reachQueries(db: DbOrTx) {
   const onlyClause = eq(organisations.id, p.only);
+  // Not revoked for this organisation by its owner (primary-key lookup per organisation).
+  const notRevokedHere = sql`not exists (select 1 from ${apiKeyOrgRevocations} r where r.key_id = ${p.key} and r.org_id = ${organisations.id})`;
   const org = (only: boolean) =>
     db
-      .select(columns)
+      .select({ ...columns, creatorRole: sql<Role | null>`null` })
       .from(organisations)
       .where(only ? and(eq(organisations.id, p.owner), onlyClause) : eq(organisations.id, p.owner))
       .orderBy(...byName)
@@ -67,19 +84,19 @@ function reachQueries(db: DbOrTx) {
       .prepare(UNNAMED_STATEMENT);
   const user = (only: boolean) =>
     db
-      .select(columns)
+      .select({ ...columns, creatorRole: memberships.role })
       .from(organisations)
       .innerJoin(
         memberships,
         and(eq(memberships.orgId, organisations.id), eq(memberships.userId, p.owner)),
       )
-      .where(only ? onlyClause : undefined)
+      .where(and(only ? onlyClause : undefined, notRevokedHere))
       .orderBy(...byName)
       .limit(p.limit)
       .prepare(UNNAMED_STATEMENT);
   const partner = (only: boolean) =>
     db
-      .select(columns)
+      .select({ ...columns, creatorRole: sql<Role | null>`null` })
       .from(organisations)
       .innerJoin(
         partnerLinks,
@@ -90,6 +107,7 @@ function reachQueries(db: DbOrTx) {
           only ? onlyClause : undefined,
           // PINNED: the pinned set intersected with the live links; `= any(NULL)` matches nothing.
           sql`(${p.allLinked}::boolean or ${organisations.id} = any(${p.pinned}::text[]))`,
+          notRevokedHere,
         ),
       )
       .orderBy(...byName)
@@ -113,8 +131,10 @@ const prepared = new WeakMap<DbOrTx, ReturnType<typeof reachQueries>>();
  * - USER (`USER_MEMBERSHIPS`): organisations the key's creator is currently a member of;
  * - PARTNER `ALL_LINKED`: organisations currently linked to the partner;
  * - PARTNER `PINNED`: the pinned set intersected with the current links (a later link never
- *   extends it; an unlinked organisation drops out).
+ *   extends it; an unlinked organisation drops out);
+ * - USER and PARTNER keys never reach an organisation whose owner revoked them there.
  *
+ * Each row carries what decides whether READ_SENSITIVE applies there for this key.
  * `onlyOrgId` narrows the answer to that organisation (empty when outside the reach); `limit`
  * caps the rows (the pipeline asks for 2 to learn whether the reach is exactly one).
  */
@@ -122,7 +142,7 @@ export async function listReachableOrgRows(
   db: DbOrTx,
   key: ReachKey,
   opts: { onlyOrgId?: string; limit?: number } = {},
-): Promise<ReachableOrgRow[]> {
+): Promise<ReachedOrgRow[]> {
   let queries = prepared.get(db);
   if (!queries) {
     queries = reachQueries(db);
@@ -136,11 +156,12 @@ export async function listReachableOrgRows(
     return queries.ORG[form].execute({ owner: key.orgId, only, limit });
   }
   if (key.kind === "USER") {
-    return queries.USER[form].execute({ owner: key.createdByUserId, only, limit });
+    return queries.USER[form].execute({ key: key.id, owner: key.createdByUserId, only, limit });
   }
   // Fail closed: a partner key without a partner, or with a reach it should not have, reads nothing.
   if (!key.partnerId || (key.reach !== "ALL_LINKED" && key.reach !== "PINNED")) return [];
   return queries.PARTNER[form].execute({
+    key: key.id,
     owner: key.partnerId,
     only,
     limit,

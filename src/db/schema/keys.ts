@@ -5,6 +5,7 @@ import {
   index,
   integer,
   pgTable,
+  primaryKey,
   text,
   timestamp,
   uniqueIndex,
@@ -58,6 +59,28 @@ export const apiKeys = pgTable(
 );
 
 /**
+ * A personal (USER) or partner key revoked for one organisation by that organisation's owner:
+ * the key no longer reaches it, whatever memberships or links say, and keeps reaching its other
+ * organisations. Irreversible, like a revocation (a row is never deleted). An organisation key is
+ * revoked outright instead (`api_keys.revoked_at`).
+ */
+export const apiKeyOrgRevocations = pgTable(
+  "api_key_org_revocations",
+  {
+    keyId: text("key_id")
+      .notNull()
+      .references(() => apiKeys.id),
+    orgId: text("org_id")
+      .notNull()
+      .references(() => organisations.id),
+    revokedAt: timestamp("revoked_at", { withTimezone: true }).notNull(),
+    /** The owner who revoked it (null: an operator through the CLI). */
+    revokedByUserId: text("revoked_by_user_id").references(() => users.id),
+  },
+  (t) => [primaryKey({ columns: [t.keyId, t.orgId] })],
+);
+
+/**
  * One row per authenticated agent request. Append-only: a trigger in the migrations refuses
  * UPDATE, DELETE and TRUNCATE, so not even a bug in this code base can rewrite history.
  */
@@ -77,8 +100,14 @@ export const auditEvents = pgTable(
     /** The route template (`/api/agent/contacts/{id}`), never the raw URL. */
     route: text("route").notNull(),
     status: integer("status").notNull(),
-    /** True when the key held READ_SENSITIVE. */
+    /** True when the key held READ_SENSITIVE (in the target organisation, when one was resolved). */
     sensitive: boolean("sensitive").notNull(),
+    /**
+     * Why a key whose secret matched was refused anyway, e.g. `creator_not_partner_owner` (a
+     * partner key whose creator no longer owns the partner: it answers 401 like a revoked key,
+     * and the reason is kept here). Null otherwise.
+     */
+    reason: text("reason"),
     requestId: text("request_id").notNull(),
     at: timestamp("at", { withTimezone: true }).notNull(),
   },

@@ -52,6 +52,12 @@ export const organisations = pgTable("organisations", {
   billingAccountId: text("billing_account_id").references(() => billingAccounts.id),
   /** The ledger's own organisation id (OrganisationID), once imported. */
   ledgerOrganisationId: text("ledger_organisation_id"),
+  /**
+   * The owner's setting: READ_SENSITIVE only through organisation (`cr_live_`) keys. While true,
+   * personal (USER) and partner keys read this organisation without READ_SENSITIVE, whatever they
+   * carry (evaluated on every request; the keys themselves are not changed).
+   */
+  restrictSensitiveToOrgKeys: boolean("restrict_sensitive_to_org_keys").notNull().default(false),
   createdAt: createdAt(),
 });
 
@@ -106,12 +112,30 @@ export const seats = pgTable(
 export const partners = pgTable("partners", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),
-  /** The partner user: creator of the partner's keys, and whose credits they use. */
-  ownerUserId: text("owner_user_id")
-    .notNull()
-    .references(() => users.id),
   createdAt: createdAt(),
 });
+
+/**
+ * The partner's owners: the users who run it, create and revoke its keys, and add, remove or
+ * replace owners. A partner key works only while its creator is one of them (its credits are the
+ * creator's). A partner always keeps at least one owner.
+ */
+export const partnerOwners = pgTable(
+  "partner_owners",
+  {
+    partnerId: text("partner_id")
+      .notNull()
+      .references(() => partners.id),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.partnerId, t.userId] }),
+    index("partner_owners_user_idx").on(t.userId),
+  ],
+);
 
 export const partnerLinks = pgTable(
   "partner_links",

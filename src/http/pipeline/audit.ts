@@ -33,7 +33,10 @@ export function audited(
       method: c.req.method,
       route: c.get("routeTemplate") ?? UNMATCHED_ROUTE,
       status: res.status,
-      sensitive: hasScope(key.scopes, "READ_SENSITIVE"),
+      // The key's scopes in the target organisation, once resolved (READ_SENSITIVE may not apply
+      // there); else its own.
+      sensitive: hasScope(ctx?.scopes ?? key.scopes, "READ_SENSITIVE"),
+      reason: key.stoppedBecause ?? null,
       requestId: c.get("requestId"),
       at: ctx?.now ?? started,
     });

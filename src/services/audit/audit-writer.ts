@@ -67,6 +67,7 @@ function insertRows(rows: readonly AgentRequestAudit[]) {
   const routes = new Array<string>(n);
   const statuses = new Array<number>(n);
   const sensitive = new Array<boolean>(n);
+  const reasons = new Array<string | null>(n);
   const requests = new Array<string>(n);
   const ats = new Array<string>(n);
   for (let i = 0; i < n; i++) {
@@ -77,16 +78,18 @@ function insertRows(rows: readonly AgentRequestAudit[]) {
     routes[i] = r.route;
     statuses[i] = r.status;
     sensitive[i] = r.sensitive;
+    reasons[i] = r.reason ?? null;
     requests[i] = r.requestId;
     ats[i] = isoInstant(r.at.getTime());
   }
   // One bound parameter per column, sent as an array literal (db/array-literal.ts).
   return sql`
-    insert into audit_events (key_id, org_id, method, route, status, sensitive, request_id, at)
+    insert into audit_events (key_id, org_id, method, route, status, sensitive, reason,
+                              request_id, at)
     select * from unnest(
       ${textArray(keys)}::text[], ${textArray(orgs)}::text[], ${textArray(methods)}::text[],
       ${textArray(routes)}::text[], ${intArray(statuses)}::int[], ${boolArray(sensitive)}::boolean[],
-      ${textArray(requests)}::text[], ${textArray(ats)}::timestamptz[])`;
+      ${textArray(reasons)}::text[], ${textArray(requests)}::text[], ${textArray(ats)}::timestamptz[])`;
 }
 
 /** `greatest()` keeps the stamps monotonic whatever order batches commit in. */

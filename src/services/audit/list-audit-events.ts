@@ -11,6 +11,8 @@ export interface AuditEventView {
   /** The flat route template, never the raw URL. */
   route: string;
   status: number;
+  /** Why a key whose secret matched was refused (e.g. `creator_not_partner_owner`), or null. */
+  reason: string | null;
   /** True when the key held READ_SENSITIVE for this request. */
   sensitive: boolean;
   /** The organisation the request read, when one was resolved. */
@@ -80,6 +82,7 @@ export async function listAuditEvents(
       method: r.method,
       route: r.route,
       status: r.status,
+      reason: r.reason,
       sensitive: r.sensitive,
       orgId: r.orgId,
       requestId: r.requestId,

@@ -8,7 +8,7 @@ import {
   secretMatchesDigest,
 } from "../../domain/keys.ts";
 import type { AuthenticatedKey } from "../context.ts";
-import { toAuthenticatedKey } from "./key-views.ts";
+import { toVerifiedKey } from "./key-views.ts";
 import type { VerifiedKeyCache } from "./verified-key-cache.ts";
 
 /**
@@ -73,8 +73,7 @@ async function verifyFromDatabase(
   // Compare even for an unknown prefix, so both paths do the same work.
   const matches = secretMatchesDigest(parsed.secret, row?.secretDigest ?? DUMMY_DIGEST);
   if (!row || !matches || row.family !== parsed.family || row.revokedAt) return null;
-  const base = toAuthenticatedKey(row);
-  const key = row.kind === "ORG" && found.ownOrg ? { ...base, ownOrg: found.ownOrg } : base;
+  const key = toVerifiedKey(found);
   if (cache && token !== undefined) {
     const secretDigest = Buffer.from(row.secretDigest, "hex");
     cache.set(parsed.prefix, { key, family: row.family, secretDigest }, token);

@@ -5,10 +5,13 @@ import {
   findOrgOwnerUserId,
   findPartner,
   linkedOrgIds,
+  membershipsForKeyRules,
+  partnerOwnerIds,
   userExists,
 } from "../../db/queries/tenancy.ts";
 import type { KeyKind, KeyReach } from "../../db/schema/index.ts";
 import { newId } from "../../domain/ids.ts";
+import { roleMayHoldSensitive, sensitiveApplies } from "../../domain/key-governance.ts";
 import { digestSecret, generateApiKey, keyFamilyForKind } from "../../domain/keys.ts";
 import { PARTNER_SCOPES, SCOPES, type Scope } from "../../domain/scopes.ts";
 import { InvalidParameterError, NotFoundError, ServiceError } from "../errors.ts";
@@ -45,6 +48,7 @@ export const CreateApiKeyInputSchema = z.discriminatedUnion("kind", [
     label: LabelSchema,
     scopes: ScopeListSchema,
     sensitive: z.boolean().default(false),
+    mintedInOrgId: z.string().min(1).optional(),
   }),
   z.object({
     kind: z.literal("PARTNER"),
@@ -52,6 +56,7 @@ export const CreateApiKeyInputSchema = z.discriminatedUnion("kind", [
     label: LabelSchema,
     /** Absent: reach follows every live link. Present: pinned to these (currently linked) orgs. */
     pinnedOrgIds: z.array(z.string().min(1)).min(1, "pin at least one organisation").optional(),
+    createdByUserId: z.string().min(1).optional(),
   }),
 ]);
 
@@ -63,8 +68,27 @@ export const CreateApiKeyInputSchema = z.discriminatedUnion("kind", [
  */
 export type CreateApiKeyInput =
   | { kind: "ORG"; orgId: string; label: string; scopes: readonly string[]; sensitive?: boolean }
-  | { kind: "USER"; userId: string; label: string; scopes: readonly string[]; sensitive?: boolean }
-  | { kind: "PARTNER"; partnerId: string; label: string; pinnedOrgIds?: readonly string[] };
+  | {
+      kind: "USER";
+      userId: string;
+      label: string;
+      scopes: readonly string[];
+      sensitive?: boolean;
+      /**
+       * The organisation the key is minted from (the settings screen's current one): with
+       * `sensitive`, the user must be an owner or admin there and the organisation must allow
+       * READ_SENSITIVE on personal keys. Absent (the CLI): in at least one organisation.
+       */
+      mintedInOrgId?: string;
+    }
+  | {
+      kind: "PARTNER";
+      partnerId: string;
+      label: string;
+      pinnedOrgIds?: readonly string[];
+      /** The owner of the partner who creates it; absent: the partner's only owner. */
+      createdByUserId?: string;
+    };
 
 /** The created key. `key` is the only copy of the secret: show it once, never log or store it. */
 export interface CreatedApiKey {
@@ -132,9 +156,10 @@ function invalid(error: z.ZodError): InvalidParameterError {
 }
 
 /**
- * Creates an API key. The creator is the organisation's owner (ORG), the user (USER), or the
- * partner user (PARTNER). READ_SENSITIVE is added only with `sensitive: true` and can never be
- * added to an existing key. Pinned organisations must be linked to the partner now.
+ * Creates an API key. The creator is the organisation's owner (ORG), the user (USER), or an owner
+ * of the partner (PARTNER). READ_SENSITIVE is added only with `sensitive: true` and can never be
+ * added to an existing key; on a personal key only an owner or admin may ask for it
+ * (`requireSensitiveRight`). Pinned organisations must be linked to the partner now.
  */
 export async function createApiKey(
   db: DbOrTx,
@@ -166,6 +191,7 @@ export async function createApiKey(
     }
     if (input.kind === "USER") {
       if (!(await userExists(tx, input.userId))) throw new NotFoundError(`user ${input.userId}`);
+      if (input.sensitive) await requireSensitiveRight(tx, input.userId, input.mintedInOrgId);
       return insertNewKey(
         tx,
         {
@@ -183,6 +209,7 @@ export async function createApiKey(
     }
     const partner = await findPartner(tx, input.partnerId);
     if (!partner) throw new NotFoundError(`partner ${input.partnerId}`);
+    const creator = await partnerKeyCreator(tx, partner.id, input.createdByUserId);
     let pinned: string[] | null = null;
     if (input.pinnedOrgIds) {
       pinned = [...new Set(input.pinnedOrgIds)];
@@ -205,11 +232,69 @@ export async function createApiKey(
         orgId: null,
         partnerId: partner.id,
         pinnedOrgIds: pinned,
-        createdByUserId: partner.ownerUserId,
+        createdByUserId: creator,
       },
       now,
     );
   });
+}
+
+/**
+ * Only owners and admins may mint a personal key with READ_SENSITIVE, in an organisation that
+ * does not restrict it to organisation keys: `orgId` when given (the screen's organisation),
+ * else at least one of the user's organisations. (Where the user is not, or stops being, an owner
+ * or admin, the key reads without it: `sensitiveApplies`.)
+ */
+async function requireSensitiveRight(
+  db: DbOrTx,
+  userId: string,
+  orgId: string | undefined,
+): Promise<void> {
+  const rows = await membershipsForKeyRules(db, userId);
+  const where = orgId === undefined ? rows : rows.filter((r) => r.orgId === orgId);
+  if (where.some((r) => sensitiveApplies({ kind: "USER", ...r, creatorRole: r.role }))) return;
+  const mayHold = where.some((r) => roleMayHoldSensitive(r.role));
+  throw new SensitiveNotAllowedError(
+    mayHold
+      ? `sensitive: ${orgId === undefined ? "every organisation of this user" : "this organisation"} restricts READ_SENSITIVE to organisation keys`
+      : `sensitive: only owners and admins may create a personal key with READ_SENSITIVE (this user is ${orgId === undefined ? "an owner or admin of no organisation" : "not an owner or admin here"})`,
+  );
+}
+
+/** Refused: the creator may not hold READ_SENSITIVE (see requireSensitiveRight). */
+class SensitiveNotAllowedError extends InvalidParameterError {
+  constructor(message: string) {
+    super("sensitive", message);
+  }
+}
+
+/**
+ * The user a partner key is created by: `requested` when it owns the partner, else (absent) the
+ * partner's only owner. A partner key works only while its creator owns the partner.
+ */
+async function partnerKeyCreator(
+  db: DbOrTx,
+  partnerId: string,
+  requested: string | undefined,
+): Promise<string> {
+  const owners = await partnerOwnerIds(db, partnerId);
+  if (requested !== undefined) {
+    if (!owners.includes(requested)) {
+      throw new InvalidParameterError(
+        "createdByUserId",
+        `createdByUserId: ${requested} is not an owner of partner ${partnerId}`,
+      );
+    }
+    return requested;
+  }
+  const [only, second] = owners;
+  if (!only || second) {
+    throw new InvalidParameterError(
+      "createdByUserId",
+      `createdByUserId: partner ${partnerId} has ${owners.length} owners: say which one creates the key`,
+    );
+  }
+  return only;
 }
 
 /** Scopes in the canonical SCOPES order, deduplicated, plus READ_SENSITIVE when asked for. */

@@ -1,5 +1,6 @@
-import type { ApiKeyRow } from "../../db/queries/api-keys.ts";
+import type { ApiKeyForAuth, ApiKeyRow } from "../../db/queries/api-keys.ts";
 import type { KeyKind, KeyReach } from "../../db/schema/index.ts";
+import { keyStopReason } from "../../domain/key-governance.ts";
 import { isScope, type Scope } from "../../domain/scopes.ts";
 import type { AuthenticatedKey } from "../context.ts";
 
@@ -49,6 +50,21 @@ export function toApiKeySummary(row: ApiKeyRow): ApiKeySummary {
     revokedAt: row.revokedAt?.toISOString() ?? null,
     replacedByKeyId: row.replacedByKeyId,
   };
+}
+
+/**
+ * A verified key as authentication hands it on: an organisation key with its organisation, and
+ * a partner key whose creator no longer owns the partner marked stopped (`keyStopReason`).
+ */
+export function toVerifiedKey(found: ApiKeyForAuth): AuthenticatedKey {
+  const key = toAuthenticatedKey(found.key);
+  if (found.key.kind === "ORG" && found.ownOrg) key.ownOrg = found.ownOrg;
+  const stopped = keyStopReason({
+    kind: found.key.kind,
+    creatorOwnsPartner: found.creatorOwnsPartner,
+  });
+  if (stopped) key.stoppedBecause = stopped;
+  return key;
 }
 
 export function toAuthenticatedKey(row: ApiKeyRow): AuthenticatedKey {

@@ -1,5 +1,7 @@
 import type { DbOrTx } from "../../db/client.ts";
-import { listReachableOrgRows } from "../../db/queries/reach.ts";
+import { listReachableOrgRows, type ReachedOrgRow } from "../../db/queries/reach.ts";
+import { scopesWhere, sensitiveApplies } from "../../domain/key-governance.ts";
+import type { Scope } from "../../domain/scopes.ts";
 import type { AuthenticatedKey, OrgRef } from "../context.ts";
 import { ServiceError } from "../errors.ts";
 
@@ -30,27 +32,41 @@ export function ownTargetOrg(
   return key.ownOrg;
 }
 
+/** The organisation a request reads, and the key's scopes there. */
+export interface KeyTarget {
+  org: OrgRef;
+  /**
+   * The key's scopes in that organisation: its own, less READ_SENSITIVE where it does not apply
+   * (`sensitiveApplies`: a personal key whose creator is not an owner or admin there, or an
+   * organisation that restricts READ_SENSITIVE to organisation keys). Scope checks, sensitive
+   * gating and the audit row's `sensitive` use these.
+   */
+  scopes: readonly Scope[];
+}
+
 /**
- * The organisation a request reads.
+ * The organisation a request reads, with the key's scopes there.
  *
  * - Nested form (`pathOrgId` given, `/api/agent/orgs/{orgId}/…`): that organisation if the key
  *   reaches it, else 403 `forbidden` (unknown, malformed and out-of-reach ids alike).
  * - Flat form: an organisation key reads its own organisation; a USER or PARTNER key whose reach
  *   is exactly one organisation reads that one; reaching several answers 400 `org_required`, and
  *   reaching none answers 403 `forbidden`.
+ *
+ * An organisation key's target is `ownTargetOrg` (no read), with its own scopes.
  */
-export async function resolveTargetOrg(
+export async function resolveKeyTarget(
   db: DbOrTx,
   key: AuthenticatedKey,
   pathOrgId: string | undefined,
-): Promise<OrgRef> {
+): Promise<KeyTarget> {
   const own = ownTargetOrg(key, pathOrgId);
-  if (own) return own;
+  if (own) return { org: own, scopes: key.scopes };
   if (pathOrgId !== undefined) {
     if (!PLAUSIBLE_ORG_ID.test(pathOrgId)) throw new OrgForbiddenError();
-    const [org] = await listReachableOrgRows(db, key, { onlyOrgId: pathOrgId, limit: 1 });
-    if (!org) throw new OrgForbiddenError();
-    return org;
+    const [row] = await listReachableOrgRows(db, key, { onlyOrgId: pathOrgId, limit: 1 });
+    if (!row) throw new OrgForbiddenError();
+    return targetOf(key, row);
   }
   const rows = await listReachableOrgRows(db, key, { limit: 2 });
   const [only, second] = rows;
@@ -64,5 +80,20 @@ export async function resolveTargetOrg(
         "/api/agent/orgs/{orgId}/… routes.",
     );
   }
-  return only;
+  return targetOf(key, only);
+}
+
+/** `resolveKeyTarget`'s organisation alone. */
+export async function resolveTargetOrg(
+  db: DbOrTx,
+  key: AuthenticatedKey,
+  pathOrgId: string | undefined,
+): Promise<OrgRef> {
+  return (await resolveKeyTarget(db, key, pathOrgId)).org;
+}
+
+function targetOf(key: AuthenticatedKey, row: ReachedOrgRow): KeyTarget {
+  const { restrictSensitiveToOrgKeys, creatorRole, ...org } = row;
+  const sensitive = sensitiveApplies({ kind: key.kind, restrictSensitiveToOrgKeys, creatorRole });
+  return { org, scopes: scopesWhere(key.scopes, sensitive) };
 }

@@ -8,9 +8,12 @@ const TABLE: Record<WebAction, [owner: boolean, admin: boolean, member: boolean]
   "keys.view": [true, true, true],
   "keys.manage": [true, true, false],
   "keys.own": [true, true, true],
+  "keys.sensitive": [true, true, false],
+  "keys.govern": [true, false, false],
   "sensitive.view": [true, true, true],
   "sensitive.manage": [true, true, false],
   "partners.view": [true, true, true],
+  "partners.manage": [true, true, false],
   "billing.view": [true, false, false],
   "billing.manage": [true, false, false],
 };

@@ -17,12 +17,24 @@ export const WEB_ACTIONS = [
   "keys.manage",
   /** Create and revoke one's own USER (`crun_`) keys. */
   "keys.own",
+  /**
+   * Give one's own USER key READ_SENSITIVE (the separate box). Where the holder is not an owner or
+   * admin, a personal key reads without it (`sensitiveApplies`).
+   */
+  "keys.sensitive",
+  /**
+   * See every key that reaches the organisation (members' personal keys, partner keys) and revoke
+   * any of them for it; set whether personal and partner keys may use READ_SENSITIVE there.
+   */
+  "keys.govern",
   /** The sensitive flags of the organisation's ledger accounts and contacts. */
   "sensitive.view",
   /** Set and clear sensitive flags. */
   "sensitive.manage",
   /** The partners linked to the organisation. */
   "partners.view",
+  /** Link a partner to the organisation, and unlink one. */
+  "partners.manage",
   /** Plan, subscription, trial, credits, automatic top-up. */
   "billing.view",
   /** Change billing settings (automatic top-up; payment details when a processor exists). */
@@ -39,13 +51,14 @@ const VIEW: readonly WebAction[] = [
 ];
 
 /**
- * The rights table. Owner: everything, billing included. Admin: keys and sensitive flags but
- * not billing (the docs: "Admins manage seats and invitations but not billing"; only the
- * owner sees the billing page). Member: read-only, plus their own USER keys.
+ * The rights table. Owner: everything, billing and key governance included. Admin: keys,
+ * sensitive flags and partner links, but not billing (the docs: "Admins manage seats and
+ * invitations but not billing"; only the owner sees the billing page) nor other people's keys.
+ * Member: read-only, plus their own USER keys without READ_SENSITIVE.
  */
 export const ROLE_RIGHTS: Readonly<Record<Role, readonly WebAction[]>> = {
   owner: [...WEB_ACTIONS],
-  admin: [...VIEW, "keys.manage", "sensitive.manage"],
+  admin: [...VIEW, "keys.manage", "keys.sensitive", "sensitive.manage", "partners.manage"],
   member: VIEW,
 };
 

@@ -1,4 +1,5 @@
 import type { Child, FC } from "hono/jsx";
+import { PARTNER_SCOPES } from "../../domain/scopes.ts";
 import { can } from "../../services/web-auth/roles.ts";
 import { ASSET_URLS } from "../assets.ts";
 import { formatInstant } from "../format.ts";
@@ -128,14 +129,38 @@ export const Notice: FC<{ kind: "ok" | "error" | "warn"; children?: Child }> = (
   </div>
 );
 
-/** A chip per scope; READ_SENSITIVE stands out. */
-export const ScopeChips: FC<{ scopes: readonly string[] }> = ({ scopes }) => (
-  <span>
-    {scopes.map((s) => (
-      <span class={s === "READ_SENSITIVE" ? "chip sensitive" : "chip"}>{s}</span>
-    ))}
-  </span>
-);
+/**
+ * A chip per scope; READ_SENSITIVE stands out. On a partner key (`partner`) the fixed set of
+ * partner scopes is one chip, which a title spells out, so tables stay readable.
+ */
+export const ScopeChips: FC<{ scopes: readonly string[]; partner?: boolean }> = ({
+  scopes,
+  partner = false,
+}) => {
+  const base = PARTNER_SCOPES.filter((s) => s !== "READ_SENSITIVE");
+  const rest = scopes.filter((s) => !base.includes(s as (typeof base)[number]));
+  if (
+    partner &&
+    base.every((s) => scopes.includes(s)) &&
+    rest.every((s) => s === "READ_SENSITIVE")
+  ) {
+    return (
+      <span>
+        <span class="chip" title={base.join(", ")}>
+          {`${base.length} partner scopes`}
+        </span>
+        {rest.length > 0 ? <span class="chip sensitive">READ_SENSITIVE</span> : null}
+      </span>
+    );
+  }
+  return (
+    <span>
+      {scopes.map((s) => (
+        <span class={s === "READ_SENSITIVE" ? "chip sensitive" : "chip"}>{s}</span>
+      ))}
+    </span>
+  );
+};
 
 /** An instant as date and time that wrap only between the two (never inside the date). */
 export const When: FC<{ at: string | Date | null | undefined; timezone: string }> = ({

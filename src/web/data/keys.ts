@@ -18,13 +18,3 @@ export async function listOwnUserKeys(db: DbOrTx, userId: string): Promise<ApiKe
     .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id));
   return rows.map(toApiKeySummary);
 }
-
-/** A partner's PARTNER (`crun_`) keys, oldest first. */
-export async function listPartnerKeys(db: DbOrTx, partnerId: string): Promise<ApiKeySummary[]> {
-  const rows = await db
-    .select()
-    .from(apiKeys)
-    .where(and(eq(apiKeys.kind, "PARTNER"), eq(apiKeys.partnerId, partnerId)))
-    .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id));
-  return rows.map(toApiKeySummary);
-}

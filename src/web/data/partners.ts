@@ -2,22 +2,6 @@ import { asc, eq, inArray, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client.ts";
 import { organisations, partnerLinks, partners } from "../../db/schema/index.ts";
 
-/** A partner practice as the partners page shows it. */
-export interface PartnerRow {
-  id: string;
-  name: string;
-  ownerUserId: string;
-}
-
-/** The partners whose partner user is `userId` (their keys and clients are that user's to see). */
-export function listPartnersOwnedBy(db: DbOrTx, userId: string): Promise<PartnerRow[]> {
-  return db
-    .select({ id: partners.id, name: partners.name, ownerUserId: partners.ownerUserId })
-    .from(partners)
-    .where(eq(partners.ownerUserId, userId))
-    .orderBy(sql`${partners.name} collate "C"`, asc(partners.id));
-}
-
 /** A partner's linked client organisations, by name. */
 export function listPartnerClients(
   db: DbOrTx,

@@ -69,7 +69,16 @@ export const AuditPage: FC<{
                     {e.method} {e.route}
                   </code>
                 </td>
-                <td class="num">{e.status}</td>
+                <td class="num">
+                  {e.status}
+                  {e.reason ? (
+                    <div class="muted reason">
+                      {e.reason === "creator_not_partner_owner"
+                        ? "refused: its creator no longer owns the partner"
+                        : e.reason}
+                    </div>
+                  ) : null}
+                </td>
                 <td>
                   {e.sensitive ? (
                     <span class="chip sensitive">sensitive</span>

@@ -1,27 +1,39 @@
-import { eq, inArray } from "drizzle-orm";
+import { inArray } from "drizzle-orm";
 import type { Hono } from "hono";
 import type { Db } from "../../db/client.ts";
 import { type ApiKeyRow, findApiKeyByPrefix } from "../../db/queries/api-keys.ts";
-import { organisations, partners } from "../../db/schema/index.ts";
+import { organisations } from "../../db/schema/index.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { listAuditEvents } from "../../services/audit/list-audit-events.ts";
 import { InvalidParameterError } from "../../services/errors.ts";
 import { createApiKey } from "../../services/keys/create-api-key.ts";
+import {
+  listOrgKeyReach,
+  revokeKeyForOrg,
+  setSensitiveKeyRestriction,
+  withOrgRevocations,
+} from "../../services/keys/govern-keys.ts";
 import { type ApiKeySummary, toApiKeySummary } from "../../services/keys/key-views.ts";
 import { revokeApiKey } from "../../services/keys/revoke-api-key.ts";
 import { rotateApiKey } from "../../services/keys/rotate-api-key.ts";
+import { isPartnerOwner } from "../../services/partners/partners.ts";
 import { can } from "../../services/web-auth/roles.ts";
 import { listOrgKeys, listOwnUserKeys } from "../data/keys.ts";
+import { orgNamesById } from "../data/partners.ts";
 import type { WebDeps } from "../deps.ts";
 import { AuditPage } from "../pages/audit.tsx";
 import {
   ConfirmKeyActionPage,
   type CreateKeyForm,
+  holderText,
+  type KeyGovernanceView,
   KeySecretPage,
   KeysPage,
+  type SensitiveRule,
 } from "../pages/keys.tsx";
 import { renderPage } from "../render.ts";
 import {
+  type CurrentOrg,
   readForm,
   requireRight,
   requireView,
@@ -51,7 +63,9 @@ const NOT_FOUND = () => new WebError(404, "Not found", "No such key.");
  * The key a prefix names, when the viewer may see it:
  * - organisation key: members of its organisation with `keys.view` (manage: `keys.manage`);
  * - USER key: its creator only;
- * - PARTNER key: its partner's partner user only.
+ * - PARTNER key: the partner's owners.
+ * (An organisation's owner sees every key reaching it on the keys page and revokes them for the
+ * organisation through `governedKey`.)
  * Anything else answers 404, the same as an unknown prefix, so other organisations' keys are
  * neither shown nor confirmed to exist.
  */
@@ -76,10 +90,10 @@ async function keyForViewer(db: Db, view: WebView, prefix: string): Promise<View
     if (row.createdByUserId !== view.session.userId) throw NOT_FOUND();
     return { row, summary, manage: true, home: "/settings/keys", timezone };
   }
-  const [partner] = row.partnerId
-    ? await db.select().from(partners).where(eq(partners.id, row.partnerId)).limit(1)
-    : [];
-  if (!partner || partner.ownerUserId !== view.session.userId) throw NOT_FOUND();
+  // Any owner of the partner sees and revokes every key of it.
+  if (!row.partnerId || !(await isPartnerOwner(db, row.partnerId, view.session.userId))) {
+    throw NOT_FOUND();
+  }
   return { row, summary, manage: true, home: "/settings/partners", timezone };
 }
 
@@ -103,6 +117,19 @@ function requireOrgOfKey(c: WebContext, view: WebView, form: WebForm, key: Viewe
   if (org.id !== key.row.orgId) throw NOT_FOUND();
 }
 
+/**
+ * Who may tick "Include sensitive data" in this organisation (see SensitiveRule): the same rule
+ * `createApiKey` enforces for personal keys (`mintedInOrgId`).
+ */
+function sensitiveRule(org: CurrentOrg): SensitiveRule {
+  const personalRefusal = !can(org.role, "keys.sensitive")
+    ? `only owners and admins may give a personal key READ_SENSITIVE (you are a ${org.role} of ${org.name}).`
+    : org.restrictSensitiveToOrgKeys
+      ? `${org.name} allows READ_SENSITIVE only on organisation keys (its owner's setting).`
+      : null;
+  return { org: can(org.role, "keys.manage"), personalRefusal };
+}
+
 function noStore(c: WebContext): void {
   c.header("Cache-Control", "no-store");
 }
@@ -114,12 +141,18 @@ export function registerKeyRoutes(web: Hono<AppEnv>, deps: WebDeps): void {
   const renderKeys = async (
     c: WebContext,
     view: WebView,
-    extra: { notice?: string; error?: string; form?: CreateKeyForm; status?: 200 | 400 } = {},
+    extra: {
+      notice?: string | undefined;
+      error?: string;
+      form?: CreateKeyForm;
+      status?: 200 | 400 | 403;
+    } = {},
   ) => {
     const org = requireRight(view, "keys.view");
-    const [orgKeys, userKeys] = await Promise.all([
+    const [orgKeys, userKeys, governance] = await Promise.all([
       listOrgKeys(db, org.id),
-      listOwnUserKeys(db, view.session.userId),
+      listOwnUserKeys(db, view.session.userId).then((keys) => withOrgRevocations(db, keys)),
+      can(org.role, "keys.govern") ? keyGovernance(org.id) : null,
     ]);
     return renderPage(
       c,
@@ -127,8 +160,10 @@ export function registerKeyRoutes(web: Hono<AppEnv>, deps: WebDeps): void {
         view={view}
         org={org}
         canManageOrgKeys={can(org.role, "keys.manage")}
+        sensitiveRule={sensitiveRule(org)}
         orgKeys={orgKeys}
         userKeys={userKeys}
+        governance={governance}
         notice={extra.notice}
         error={extra.error}
         form={extra.form}
@@ -137,13 +172,44 @@ export function registerKeyRoutes(web: Hono<AppEnv>, deps: WebDeps): void {
     );
   };
 
+  const keyGovernance = async (orgId: string): Promise<KeyGovernanceView> => {
+    const reach = await listOrgKeyReach(db, orgId);
+    const pinned = reach.keys.flatMap((k) => k.pinnedOrgIds ?? []);
+    return { reach, orgNames: await orgNamesById(db, pinned) };
+  };
+
+  /** A key reaching the current organisation, for its owner to revoke here; else 404. */
+  const governedKey = async (view: WebView, prefix: string) => {
+    const org = requireRight(view, "keys.govern");
+    if (!PREFIX.test(prefix)) throw NOT_FOUND();
+    const reach = await listOrgKeyReach(db, org.id);
+    const key = reach.keys.find((k) => k.prefix === prefix);
+    if (!key) throw NOT_FOUND();
+    if (key.statusHere === "revoked" || key.statusHere === "revoked_here") {
+      throw new WebError(409, "Already revoked", "This key is already revoked here.");
+    }
+    return { org, key };
+  };
+
   web.get("/settings", (c) => c.redirect("/settings/keys", 303));
 
   web.get("/settings/keys", async (c) => {
     const view = await requireView(c, db, clock.now());
     const revoked = c.req.query("revoked");
-    const notice = revoked && PREFIX.test(revoked) ? `Key ${revoked} revoked.` : undefined;
-    return renderKeys(c, view, notice ? { notice } : {});
+    const here = c.req.query("revokedHere");
+    const setting = c.req.query("sensitive");
+    const org = view.org?.name ?? "this organisation";
+    const notice =
+      revoked && PREFIX.test(revoked)
+        ? `Key ${revoked} revoked.`
+        : here && PREFIX.test(here)
+          ? `Key ${here} revoked for ${org}; it no longer reaches it.`
+          : setting === "restricted"
+            ? `Personal and partner keys read ${org} without READ_SENSITIVE from their next request.`
+            : setting === "allowed"
+              ? `Personal keys of owners and admins, and partner keys, may use READ_SENSITIVE in ${org} again.`
+              : undefined;
+    return renderKeys(c, view, { notice });
   });
 
   web.post("/settings/keys", async (c) => {
@@ -161,6 +227,14 @@ export function registerKeyRoutes(web: Hono<AppEnv>, deps: WebDeps): void {
       scopes: form.getAll("scopes"),
       sensitive: form.get("sensitive") === "on",
     };
+    const refusal = kind === "USER" ? sensitiveRule(org).personalRefusal : null;
+    if (input.sensitive && refusal) {
+      return renderKeys(c, view, {
+        error: `Not created: ${refusal}`,
+        form: { ...input, sensitive: false },
+        status: 403,
+      });
+    }
     try {
       // createApiKey refuses READ_SENSITIVE among the scopes: only the separate box grants it.
       const created = await createApiKey(
@@ -179,6 +253,7 @@ export function registerKeyRoutes(web: Hono<AppEnv>, deps: WebDeps): void {
               label: input.label,
               scopes: input.scopes,
               sensitive: input.sensitive,
+              mintedInOrgId: org.id,
             },
         clock.now(),
       );
@@ -283,6 +358,69 @@ export function registerKeyRoutes(web: Hono<AppEnv>, deps: WebDeps): void {
         backHref={key.home}
       />,
     );
+  });
+
+  web.get("/settings/keys/:prefix/revoke-here", async (c) => {
+    const view = await requireView(c, db, clock.now());
+    const { org, key } = await governedKey(view, c.req.param("prefix"));
+    return renderPage(
+      c,
+      <ConfirmKeyActionPage
+        view={view}
+        k={key}
+        action="revoke-here"
+        backHref="/settings/keys"
+        here={{ org, holder: holderText(key) }}
+      />,
+    );
+  });
+
+  web.post("/settings/keys/:prefix/revoke-here", async (c) => {
+    const view = await requireView(c, db, clock.now());
+    const form = await readForm(c);
+    verifyOrgForm(c, view, form);
+    const { org, key } = await governedKey(view, c.req.param("prefix"));
+    const revoked = await revokeKeyForOrg(
+      db,
+      { prefix: key.prefix, orgId: org.id, byUserId: view.session.userId },
+      clock.now(),
+    );
+    deps.keyCache?.clear(); // an organisation key stops here at once (others: within a poll)
+    c.get("logger").info(
+      {
+        keyPrefix: revoked.prefix,
+        orgId: org.id,
+        revoked: revoked.revoked,
+        userId: view.session.userId,
+      },
+      "web key revoked for organisation",
+    );
+    return c.redirect(
+      revoked.revoked === "key"
+        ? `/settings/keys?revoked=${revoked.prefix}`
+        : `/settings/keys?revokedHere=${revoked.prefix}`,
+      303,
+    );
+  });
+
+  web.post("/settings/keys/sensitive-restriction", async (c) => {
+    const view = await requireView(c, db, clock.now());
+    const form = await readForm(c);
+    verifyOrgForm(c, view, form);
+    const org = requireRight(view, "keys.govern");
+    const value = form.get("restrict");
+    if (value !== "on" && value !== "off") {
+      throw new WebError(400, "Bad request", "The form is incomplete.");
+    }
+    await setSensitiveKeyRestriction(db, {
+      orgId: org.id,
+      restrictSensitiveToOrgKeys: value === "on",
+    });
+    c.get("logger").info(
+      { orgId: org.id, restrictSensitiveToOrgKeys: value === "on", userId: view.session.userId },
+      "web sensitive key setting",
+    );
+    return c.redirect(`/settings/keys?sensitive=${value === "on" ? "restricted" : "allowed"}`, 303);
   });
 
   web.post("/settings/keys/:prefix/revoke", async (c) => {

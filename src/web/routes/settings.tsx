@@ -2,29 +2,18 @@ import type { Hono } from "hono";
 import type { AppEnv } from "../../http/env.ts";
 import { setBilling } from "../../services/billing/set-billing.ts";
 import { InvalidParameterError } from "../../services/errors.ts";
-import { createApiKey } from "../../services/keys/create-api-key.ts";
 import { setSensitive } from "../../services/sensitivity/set-sensitive.ts";
 import { can } from "../../services/web-auth/roles.ts";
 import { loadBilling, usageInCurrentWindow } from "../data/billing.ts";
-import { listPartnerKeys } from "../data/keys.ts";
-import {
-  listPartnerClients,
-  listPartnersLinkedTo,
-  listPartnersOwnedBy,
-  orgNamesById,
-} from "../data/partners.ts";
 import { listAccountFlags, listContactFlags } from "../data/sensitive.ts";
 import type { WebDeps } from "../deps.ts";
 import { BillingPage } from "../pages/billing.tsx";
-import { KeySecretPage } from "../pages/keys.tsx";
-import { type OwnPartnerView, PartnersPage } from "../pages/partners.tsx";
 import { SensitivePage } from "../pages/sensitive.tsx";
 import { renderPage } from "../render.ts";
 import {
   readForm,
   requireRight,
   requireView,
-  verifyCsrf,
   verifyOrgForm,
   type WebContext,
   WebError,
@@ -32,7 +21,6 @@ import {
 } from "../request.ts";
 
 const CONTACT_PAGE_SIZE = 50;
-const PREFIX = /^[0-9a-hjkmnp-tv-z]{10}$/;
 
 /** A same-page return path for the sensitive flags (query and anchor kept), else the page itself. */
 function sensitiveBack(back: string | undefined, notice: string): string {
@@ -45,7 +33,7 @@ function sensitiveBack(back: string | undefined, notice: string): string {
   return `${url.pathname}${url.search}${url.hash}`;
 }
 
-/** Sensitive flags, partners and billing. */
+/** Sensitive flags and billing (partners: routes/partners.tsx). */
 export function registerSettingsRoutes(web: Hono<AppEnv>, deps: WebDeps): void {
   const { db, clock } = deps;
 
@@ -118,93 +106,6 @@ export function registerSettingsRoutes(web: Hono<AppEnv>, deps: WebDeps): void {
       sensitiveBack(form.get("back"), result.isSensitive ? "flagged" : "cleared"),
       303,
     );
-  });
-
-  const ownPartners = async (view: WebView): Promise<OwnPartnerView[]> => {
-    const owned = await listPartnersOwnedBy(db, view.session.userId);
-    return Promise.all(
-      owned.map(async (partner) => {
-        const [clients, keys] = await Promise.all([
-          listPartnerClients(db, partner.id),
-          listPartnerKeys(db, partner.id),
-        ]);
-        const pinned = keys.flatMap((k) => k.pinnedOrgIds ?? []);
-        return { partner, clients, keys, orgNames: await orgNamesById(db, pinned) };
-      }),
-    );
-  };
-
-  const renderPartners = async (
-    c: WebContext,
-    view: WebView,
-    extra: { notice?: string | undefined; error?: string; status?: 200 | 400 } = {},
-  ) => {
-    const linkedToOrg =
-      view.org && can(view.org.role, "partners.view")
-        ? await listPartnersLinkedTo(db, view.org.id)
-        : null;
-    return renderPage(
-      c,
-      <PartnersPage
-        view={view}
-        linkedToOrg={linkedToOrg}
-        own={await ownPartners(view)}
-        notice={extra.notice}
-        error={extra.error}
-      />,
-      extra.status ?? 200,
-    );
-  };
-
-  web.get("/settings/partners", async (c) => {
-    const view = await requireView(c, db, clock.now());
-    const revoked = c.req.query("revoked");
-    return renderPartners(c, view, {
-      notice: revoked && PREFIX.test(revoked) ? `Key ${revoked} revoked.` : undefined,
-    });
-  });
-
-  web.post("/settings/partners/:partnerId/keys", async (c) => {
-    const view = await requireView(c, db, clock.now());
-    const form = await readForm(c);
-    verifyCsrf(c, view, form);
-    const owned = await listPartnersOwnedBy(db, view.session.userId);
-    const partner = owned.find((p) => p.id === c.req.param("partnerId"));
-    if (!partner) throw new WebError(404, "Not found", "No such partner.");
-    const pinned = form.get("reach") === "PINNED" ? form.getAll("pinned") : undefined;
-    try {
-      const created = await createApiKey(
-        db,
-        {
-          kind: "PARTNER",
-          partnerId: partner.id,
-          label: form.get("label") ?? "",
-          ...(pinned ? { pinnedOrgIds: pinned } : {}),
-        },
-        clock.now(),
-      );
-      c.get("logger").info(
-        { keyPrefix: created.prefix, partnerId: partner.id },
-        "web partner key created",
-      );
-      c.header("Cache-Control", "no-store");
-      return renderPage(
-        c,
-        <KeySecretPage
-          view={view}
-          title="Partner key created"
-          secret={created.key}
-          label={created.label}
-          scopes={created.scopes}
-          backHref="/settings/partners"
-        />,
-      );
-    } catch (err) {
-      if (err instanceof InvalidParameterError) {
-        return renderPartners(c, view, { error: err.message, status: 400 });
-      }
-      throw err;
-    }
   });
 
   const renderBilling = async (

@@ -5,7 +5,7 @@ import type { Clock } from "../../../domain/clock.ts";
 import { hasScope, type Scope } from "../../../domain/scopes.ts";
 import type { AuthenticatedKey, OrgRef, ServiceContext } from "../../../services/context.ts";
 import { type ErrorCode, InsufficientScopeError } from "../../../services/errors.ts";
-import { ownTargetOrg, resolveTargetOrg } from "../../../services/keys/resolve-target-org.ts";
+import { ownTargetOrg, resolveKeyTarget } from "../../../services/keys/resolve-target-org.ts";
 import type { ListPaging } from "../../../services/lists/paging.ts";
 import type { Api } from "../../api.ts";
 import type { AppEnv } from "../../env.ts";
@@ -252,18 +252,27 @@ export function registerOrgRoute<
         params: spec.params ? await validated(spec.params, flatParams(raw)) : {},
         pathOrgId: raw.orgId,
       }) as Input;
-    /** The pipeline from the target organisation on, once that is known. */
-    const serveFor = (c: Context<AppEnv>, key: AuthenticatedKey, raw: PathParams, org: OrgRef) => {
+    /**
+     * The pipeline from the target organisation on, once that is known, with the key's scopes
+     * there (`resolveKeyTarget`: READ_SENSITIVE may not apply in every organisation).
+     */
+    const serveFor = (
+      c: Context<AppEnv>,
+      key: AuthenticatedKey,
+      raw: PathParams,
+      org: OrgRef,
+      scopes: readonly Scope[],
+    ) => {
       const now = deps.clock.now();
       const ctx: ServiceContext = {
         db: deps.db,
         now,
         org,
         actor: { type: "apiKey", key },
-        scopes: key.scopes,
+        scopes,
       };
       c.set("ctx", ctx);
-      if (spec.scope && !hasScope(key.scopes, spec.scope)) {
+      if (spec.scope && !hasScope(scopes, spec.scope)) {
         throw new InsufficientScopeError(spec.scope);
       }
       const req = {
@@ -282,8 +291,10 @@ export function registerOrgRoute<
         const pathOrgId = nested ? (raw.orgId ?? "") : undefined;
         // An organisation key's own organisation came with the key: no promise for it.
         const own = ownTargetOrg(key, pathOrgId);
-        if (own) return serveFor(c, key, raw, own);
-        return resolveTargetOrg(deps.db, key, pathOrgId).then((org) => serveFor(c, key, raw, org));
+        if (own) return serveFor(c, key, raw, own, key.scopes);
+        return resolveKeyTarget(deps.db, key, pathOrgId).then((t) =>
+          serveFor(c, key, raw, t.org, t.scopes),
+        );
       },
     });
   }

@@ -83,6 +83,9 @@ export function mountAgentApi(
     if (!key) return unauthorized(c);
     c.set("key", key);
     const at = deps.clock.now();
+    // A stopped key (a partner key whose creator no longer owns the partner) answers exactly as
+    // a revoked one; unlike one, it is audited, with the reason.
+    if (key.stoppedBecause) return audited(writer, c, key, unauthorized(c), at);
     let res: Response;
     try {
       const found = routes.match(path);
