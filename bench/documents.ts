@@ -37,10 +37,10 @@ import { createLogger } from "../src/logger.ts";
 import { BatchedAuditWriter } from "../src/services/audit/audit-writer.ts";
 import type { ServiceContext } from "../src/services/context.ts";
 import { listInvoices } from "../src/services/invoices/list-invoices.ts";
-import { listPaging } from "../src/services/invoices/paging.ts";
 import { authenticateKey } from "../src/services/keys/authenticate-key.ts";
 import { createApiKey } from "../src/services/keys/create-api-key.ts";
 import { resolveTargetOrg } from "../src/services/keys/resolve-target-org.ts";
+import { listPaging } from "../src/services/lists/paging.ts";
 import { BENCH_NOW, ensureBenchOrg, openBenchDatabase } from "./database.ts";
 import { ENDPOINTS } from "./endpoints.ts";
 import {

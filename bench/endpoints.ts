@@ -10,7 +10,7 @@ import { getDailySummary } from "../src/services/daily-summary/get-daily-summary
 import { getForecast } from "../src/services/forecast/get-forecast.ts";
 import { withNotes } from "../src/services/insights/notes-for-agent.ts";
 import { listBills, listInvoices } from "../src/services/invoices/list-invoices.ts";
-import { listPaging } from "../src/services/invoices/paging.ts";
+import { listPaging } from "../src/services/lists/paging.ts";
 import { listPurchaseOrders } from "../src/services/purchase-orders/list-purchase-orders.ts";
 import { getContactsSummary } from "../src/services/summaries/contacts-summary.ts";
 import { getExpensesSummary, getRevenueSummary } from "../src/services/summaries/ledger-summary.ts";

@@ -44,11 +44,6 @@ export function toBase(cents: number, rate6: number): number {
   return Number(divRound(BigInt(cents) * 1_000_000n, BigInt(rate6)));
 }
 
-/** Converts a base amount to a foreign one at `rate6`: amount × rate, to the cent. */
-export function fromBase(cents: number, rate6: number): number {
-  return Number(divRound(BigInt(cents) * BigInt(rate6), 1_000_000n));
-}
-
 function fixed(value: number, scale: number, minDecimals: number): string {
   const negative = value < 0;
   const abs = Math.abs(value);

@@ -69,14 +69,6 @@ export function weekday(day: number): number {
   return (((day + 4) % 7) + 7) % 7;
 }
 
-/** Moves a weekend day to the following Monday (banks and payroll run on business days). */
-export function nextBusinessDay(day: number): number {
-  const w = weekday(day);
-  if (w === 6) return day + 2;
-  if (w === 0) return day + 1;
-  return day;
-}
-
 /** `YYYY-MM` of a day: the month bucket used for seasonality and summaries. */
 export function monthKey(day: number): string {
   return isoOf(day).slice(0, 7);

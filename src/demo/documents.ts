@@ -79,11 +79,6 @@ export function totalsOf(lines: readonly Line[], lat: LineAmountTypes): Totals {
   return { subTotal: sum, totalTax: tax, total: sum + tax, totalDiscount: discount };
 }
 
-/** The ex-tax value of a document in its own currency (what revenue and COGS count). */
-export function exTax(t: Totals): number {
-  return t.subTotal;
-}
-
 /** A contact as documents embed it. */
 export interface ContactRef {
   id: string;

@@ -3,9 +3,6 @@ import type { Prng } from "./prng.ts";
 /** Foreign currencies the demo trades in, with a starting rate (units per 1 AUD, millionths). */
 const START_RATES: Record<string, number> = { USD: 655_000, NZD: 1_090_000 };
 
-/** The currencies with a rate table. */
-export const FOREIGN_CURRENCIES = Object.keys(START_RATES);
-
 /**
  * Daily exchange rates as the ledger quotes them: foreign units per one unit of base currency,
  * 6 decimals. A bounded random walk per currency over the window, so a document and its later

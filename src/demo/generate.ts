@@ -477,8 +477,3 @@ export async function generateDemoLedger(opts: GenerateDemoOptions): Promise<Dem
     throw error;
   }
 }
-
-/** The organisation's today (`YYYY-MM-DD`) for a clock instant: the last day of the history. */
-export function demoToday(now: Date): string {
-  return isoOf(dayOf(localDate(now, DEMO_TIMEZONE)));
-}

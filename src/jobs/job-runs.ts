@@ -7,8 +7,6 @@ import { rowsOf } from "../services/summaries/summary-cache.ts";
 export const STALE_CLAIM_MS = 15 * 60 * 1000;
 /** A failed run is retried on later ticks, at most this many attempts in all. */
 export const MAX_ATTEMPTS = 3;
-/** Retry backoff: 2^attempts minutes after the failure. */
-export const retryDelayMs = (attempts: number) => 2 ** attempts * 60_000;
 
 export interface Claim {
   id: string;

@@ -103,47 +103,125 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   let current: Promise<TickReport> | null = null;
 
   /**
+   * Runs one claimed piece of work: claims (job, runKey), runs `work`, and records the outcome
+   * in job_runs (`details` of the result on success, the message on failure). A failure is
+   * logged (message `failed`) and concerns this organisation and job only: the tick goes on.
+   * Returns undefined when another instance holds the claim (or it is not due again yet).
+   */
+  async function runClaimed<R>(
+    job: { name: string; runKey: string; orgId: string; now: Date; failed: string },
+    work: () => Promise<R>,
+    details: (result: R) => unknown,
+  ): Promise<{ ok: true; result: R } | { ok: false; error: string } | undefined> {
+    const claim = await claimRun(deps.db, {
+      job: job.name,
+      runKey: job.runKey,
+      orgId: job.orgId,
+      instance: instanceId,
+      now: job.now,
+    });
+    if (!claim) return undefined;
+    let outcome: { ok: true; result: R } | { ok: false; error: string };
+    try {
+      outcome = { ok: true, result: await work() };
+    } catch (e) {
+      outcome = { ok: false, error: e instanceof Error ? e.message : String(e) };
+    }
+    await finishRun(deps.db, {
+      claim,
+      instance: instanceId,
+      now: deps.clock.now(),
+      ...(outcome.ok
+        ? { outcome: "succeeded", details: details(outcome.result) }
+        : { outcome: "failed", error: outcome.error }),
+    });
+    if (!outcome.ok) deps.logger.error({ orgId: job.orgId, err: outcome.error }, job.failed);
+    return outcome;
+  }
+
+  /**
    * The daily forecast of one organisation, claimed as (`forecast`, `<orgId>:<local date>`).
    * An import or an operator change may have recomputed it since the organisation was listed:
    * `recomputeStaleForecasts` looks again and then leaves it (`recomputed: false`).
    */
   async function runForecast(orgId: string, today: string, now: Date, report: TickReport) {
-    const claim = await claimRun(deps.db, {
-      job: "forecast",
-      runKey: `${orgId}:${today}`,
+    const run = await runClaimed(
+      {
+        name: "forecast",
+        runKey: `${orgId}:${today}`,
+        orgId,
+        now,
+        failed: "forecast recompute failed",
+      },
+      async () => {
+        const started = performance.now();
+        const [r] = await recomputeStaleForecasts(deps.db, {
+          now: deps.clock.now(),
+          orgIds: [orgId],
+        });
+        if (r && !r.ok) throw new Error(r.error ?? "forecast recompute failed");
+        return { recomputed: r !== undefined, durationMs: Math.round(performance.now() - started) };
+      },
+      (r) => r,
+    );
+    if (!run) return;
+    if (!run.ok) {
+      report.forecasts.push({ orgId, ok: false, error: run.error });
+      return;
+    }
+    const { recomputed, durationMs } = run.result;
+    report.forecasts.push({ orgId, ok: true, recomputed });
+    if (recomputed) deps.logger.info({ orgId, durationMs }, "forecast recomputed");
+  }
+
+  /** The nightly baselines of one organisation, claimed as (`baselines`, `<orgId>:<local date>`). */
+  async function runBaselines(orgId: string, today: string, now: Date, report: TickReport) {
+    const run = await runClaimed(
+      { name: "baselines", runKey: `${orgId}:${today}`, orgId, now, failed: "baselines failed" },
+      () => computeBaselines(deps.db, { orgId, now: deps.clock.now() }),
+      (r) => r,
+    );
+    if (!run) return;
+    if (!run.ok) {
+      report.baselines.push({ orgId, ok: false, error: run.error });
+      return;
+    }
+    const { durationMs, warmMs } = run.result;
+    report.baselines.push({ orgId, ok: true, durationMs });
+    deps.logger.info({ orgId, durationMs, warmMs }, "baselines computed");
+  }
+
+  /** The daily brief of one organisation, claimed as (`brief`, `<orgId>:<UTC date>`). */
+  async function runDailyBrief(orgId: string, utcDate: string, now: Date, report: TickReport) {
+    const run = await runClaimed(
+      { name: "brief", runKey: `${orgId}:${utcDate}`, orgId, now, failed: "daily brief failed" },
+      () =>
+        runBrief(deps.db, {
+          orgId,
+          asOfDate: utcDate,
+          now: deps.clock.now(),
+          llm,
+          ...(deps.llmCall ? { llmCall: deps.llmCall } : {}),
+          onFallback: (reason) =>
+            deps.logger.warn({ orgId, reason }, "LLM brief rejected; rules brief used"),
+        }),
+      (r) => ({
+        created: r.created,
+        tier: r.brief.generatorTier,
+        fallbackReason: r.fallbackReason,
+      }),
+    );
+    if (!run) return;
+    if (!run.ok) {
+      report.briefs.push({ orgId, ok: false, error: run.error });
+      return;
+    }
+    report.briefs.push({
       orgId,
-      instance: instanceId,
-      now,
+      ok: true,
+      created: run.result.created,
+      tier: run.result.brief.generatorTier,
     });
-    if (!claim) return;
-    const started = performance.now();
-    let error: string | undefined;
-    let recomputed = false;
-    try {
-      const [r] = await recomputeStaleForecasts(deps.db, {
-        now: deps.clock.now(),
-        orgIds: [orgId],
-      });
-      recomputed = r !== undefined;
-      if (r && !r.ok) error = r.error ?? "forecast recompute failed";
-    } catch (e) {
-      error = e instanceof Error ? e.message : String(e);
-    }
-    const durationMs = Math.round(performance.now() - started);
-    await finishRun(deps.db, {
-      claim,
-      instance: instanceId,
-      now: deps.clock.now(),
-      outcome: error === undefined ? "succeeded" : "failed",
-      ...(error === undefined ? { details: { recomputed, durationMs } } : { error }),
-    });
-    if (error !== undefined) {
-      report.forecasts.push({ orgId, ok: false, error });
-      deps.logger.error({ orgId, err: error }, "forecast recompute failed");
-    } else {
-      report.forecasts.push({ orgId, ok: true, recomputed });
-      if (recomputed) deps.logger.info({ orgId, durationMs }, "forecast recomputed");
-    }
   }
 
   async function runTick(): Promise<TickReport> {
@@ -157,91 +235,9 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
         await runForecast(org.id, today, now, report);
       }
       if (org.baselineDate === null || org.baselineDate < today) {
-        const claim = await claimRun(deps.db, {
-          job: "baselines",
-          runKey: `${org.id}:${today}`,
-          orgId: org.id,
-          instance: instanceId,
-          now,
-        });
-        if (claim) {
-          try {
-            const r = await computeBaselines(deps.db, { orgId: org.id, now: deps.clock.now() });
-            await finishRun(deps.db, {
-              claim,
-              instance: instanceId,
-              now: deps.clock.now(),
-              outcome: "succeeded",
-              details: r,
-            });
-            report.baselines.push({ orgId: org.id, ok: true, durationMs: r.durationMs });
-            deps.logger.info(
-              { orgId: org.id, durationMs: r.durationMs, warmMs: r.warmMs },
-              "baselines computed",
-            );
-          } catch (e) {
-            const error = e instanceof Error ? e.message : String(e);
-            await finishRun(deps.db, {
-              claim,
-              instance: instanceId,
-              now: deps.clock.now(),
-              outcome: "failed",
-              error,
-            });
-            report.baselines.push({ orgId: org.id, ok: false, error });
-            deps.logger.error({ orgId: org.id, err: error }, "baselines failed");
-          }
-        }
+        await runBaselines(org.id, today, now, report);
       }
-      if (briefDue && !org.hasBrief) {
-        const claim = await claimRun(deps.db, {
-          job: "brief",
-          runKey: `${org.id}:${utcDate}`,
-          orgId: org.id,
-          instance: instanceId,
-          now,
-        });
-        if (!claim) continue;
-        try {
-          const r = await runBrief(deps.db, {
-            orgId: org.id,
-            asOfDate: utcDate,
-            now: deps.clock.now(),
-            llm,
-            ...(deps.llmCall ? { llmCall: deps.llmCall } : {}),
-            onFallback: (reason) =>
-              deps.logger.warn({ orgId: org.id, reason }, "LLM brief rejected; rules brief used"),
-          });
-          await finishRun(deps.db, {
-            claim,
-            instance: instanceId,
-            now: deps.clock.now(),
-            outcome: "succeeded",
-            details: {
-              created: r.created,
-              tier: r.brief.generatorTier,
-              fallbackReason: r.fallbackReason,
-            },
-          });
-          report.briefs.push({
-            orgId: org.id,
-            ok: true,
-            created: r.created,
-            tier: r.brief.generatorTier,
-          });
-        } catch (e) {
-          const error = e instanceof Error ? e.message : String(e);
-          await finishRun(deps.db, {
-            claim,
-            instance: instanceId,
-            now: deps.clock.now(),
-            outcome: "failed",
-            error,
-          });
-          report.briefs.push({ orgId: org.id, ok: false, error });
-          deps.logger.error({ orgId: org.id, err: error }, "daily brief failed");
-        }
-      }
+      if (briefDue && !org.hasBrief) await runDailyBrief(org.id, utcDate, now, report);
     }
     return report;
   }

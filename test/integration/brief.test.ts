@@ -15,11 +15,11 @@ import type { DailyBriefResponse } from "../../src/http/routes/agent/daily-brief
 import { DailyBriefResponseSchema } from "../../src/http/routes/agent/daily-brief/schema.ts";
 import { createScheduler } from "../../src/jobs/scheduler.ts";
 import { createLogger } from "../../src/logger.ts";
-import { systemContext } from "../../src/services/baselines/system-context.ts";
 import { loadBriefFacts } from "../../src/services/brief/brief-facts.ts";
 import { getLatestBrief } from "../../src/services/brief/get-daily-brief.ts";
 import { runBrief } from "../../src/services/brief/run-brief.ts";
 import { setSensitive } from "../../src/services/sensitivity/set-sensitive.ts";
+import { systemContext } from "../../src/services/system-context.ts";
 import { createTestKey, getJson, rowsOf } from "../helpers/api.ts";
 import { createTestOrg } from "../helpers/factories.ts";
 import { getTestDatabase, testDriver } from "../helpers/test-db.ts";

@@ -7,7 +7,7 @@ import { testDriver } from "../helpers/test-db.ts";
 import { ALL_READ, DOCS_NOW, type DocsWorld, docsWorld, qs } from "./documents-helpers.ts";
 
 /*
- * totalCount at the edges of the count shortcut (services/invoices/paging.ts `loadListPage`): a
+ * totalCount at the edges of the count shortcut (services/lists/paging.ts `loadListPage`): a
  * fetch from the start of a list that holds the whole matched set gives totalCount itself (no
  * count query); otherwise a count query does. Either way the number is the SQL count of the
  * matched rows, before redaction, on every list.

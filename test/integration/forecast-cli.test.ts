@@ -14,7 +14,7 @@ import { fixedClock } from "../../src/domain/clock.ts";
 import { newId } from "../../src/domain/ids.ts";
 import { ServiceError } from "../../src/services/errors.ts";
 import { getForecast } from "../../src/services/forecast/get-forecast.ts";
-import { orgContext } from "../../src/services/forecast/system-context.ts";
+import { systemContext } from "../../src/services/system-context.ts";
 import { createTestOrg } from "../helpers/factories.ts";
 import { getTestDatabase, testDriver } from "../helpers/test-db.ts";
 
@@ -64,7 +64,7 @@ describe(`cash, forecast and scenario commands (${testDriver})`, () => {
       override: { amount: "2500.5" },
       cashPosition: { source: "manual", startingCash: "2500.5", ledgerReconciledTotal: "1000" },
     });
-    const ctx = await orgContext(db, org.id, NOW);
+    const ctx = await systemContext(db, org.id, NOW);
     expect((await getForecast({ ctx })).startingCash).toBe("2500.5");
     const [cleared] = await run(cashCommand, ["override", "--org", org.id, "--clear"]);
     expect(cleared).toMatchObject({
@@ -155,7 +155,7 @@ describe(`cash, forecast and scenario commands (${testDriver})`, () => {
     expect(deal).toMatchObject({ kind: "PIPELINE", amount: "1000", probability: "0.25" });
     const [list] = await run(cashCommand, ["item", "list", "--org", org.id]);
     expect((list?.items as unknown[] | undefined)?.length).toBe(2);
-    const f = await getForecast({ ctx: await orgContext(db, org.id, NOW) });
+    const f = await getForecast({ ctx: await systemContext(db, org.id, NOW) });
     expect(f.weeks[1]).toMatchObject({ outflow: "300", itemIds: [manual?.id] });
     expect(f.weeks[2]).toMatchObject({
       inflow: "250",
@@ -163,7 +163,7 @@ describe(`cash, forecast and scenario commands (${testDriver})`, () => {
       probabilityWeighted: true,
     });
     await run(cashCommand, ["item", "remove", "--org", org.id, String(deal?.id)]);
-    const after = await getForecast({ ctx: await orgContext(db, org.id, NOW) });
+    const after = await getForecast({ ctx: await systemContext(db, org.id, NOW) });
     expect(after.totalInflow).toBe("0");
     await expect(
       run(cashCommand, ["item", "remove", "--org", org.id, String(deal?.id)]),
@@ -199,7 +199,7 @@ describe(`cash, forecast and scenario commands (${testDriver})`, () => {
       name: "All deals",
       assumptions: { pipelineConversionRate: 1 },
     });
-    const ctx = await orgContext(db, org.id, NOW);
+    const ctx = await systemContext(db, org.id, NOW);
     expect((await getForecast({ ctx, scenarioId: String(created?.id) })).totalInflow).toBe("1000");
     await run(scenarioCommand, [
       "edit",

@@ -7,8 +7,8 @@ import {
   removeManualItem,
 } from "../../services/forecast/manual-items.ts";
 import { recomputeForecasts } from "../../services/forecast/recompute-forecasts.ts";
-import { orgContext } from "../../services/forecast/system-context.ts";
 import { requireOrganisation } from "../../services/orgs/require-organisation.ts";
+import { systemContext } from "../../services/system-context.ts";
 import { type ParsedArgs, UsageError } from "../args.ts";
 import { type CliContext, defineCommand } from "../command.ts";
 
@@ -130,7 +130,7 @@ async function override(args: ParsedArgs, ctx: CliContext) {
     const now = ctx.clock.now();
     const set = await setCashOverride(db, { orgId, amount: clear ? null : (amount ?? ""), now });
     await recomputeForecasts(db, { orgId, now });
-    const position = await getCashPosition({ ctx: await orgContext(db, orgId, now) });
+    const position = await getCashPosition({ ctx: await systemContext(db, orgId, now) });
     ctx.print(
       {
         override: set ? { amount: set.amount, setAt: set.setAt.toISOString() } : null,
@@ -147,7 +147,7 @@ async function show(args: ParsedArgs, ctx: CliContext) {
   args.allowOnly("org");
   const orgId = args.requireString("org");
   await withDb(ctx, orgId, async (db) => {
-    const p = await getCashPosition({ ctx: await orgContext(db, orgId, ctx.clock.now()) });
+    const p = await getCashPosition({ ctx: await systemContext(db, orgId, ctx.clock.now()) });
     ctx.print({ ...p }, [
       `Cash position of ${orgId} on ${p.asOfDate}: ${p.effectiveStartingCash} ${p.currency} (source ${p.source})`,
       `  ledger reconciled total ${p.ledgerReconciledTotal}`,

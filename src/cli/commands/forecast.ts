@@ -14,8 +14,8 @@ import {
   editCustomScenario,
   listScenarios,
 } from "../../services/forecast/scenarios.ts";
-import { orgContext } from "../../services/forecast/system-context.ts";
 import { requireOrganisation } from "../../services/orgs/require-organisation.ts";
+import { systemContext } from "../../services/system-context.ts";
 import { type ParsedArgs, UsageError } from "../args.ts";
 import { type CliContext, defineCommand } from "../command.ts";
 
@@ -117,7 +117,7 @@ export const forecastCommand = defineCommand({
       const orgId = args.requireString("org");
       await withDb(ctx, async (db) => {
         const f = await getForecast({
-          ctx: await orgContext(db, orgId, ctx.clock.now()),
+          ctx: await systemContext(db, orgId, ctx.clock.now()),
           scenarioId: args.string("scenario"),
         });
         ctx.print({ ...f }, [

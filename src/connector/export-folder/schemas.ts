@@ -351,8 +351,9 @@ export const ReportSchema = z.object({
 });
 
 // Compile-time proof that each schema yields the LedgerSource type it stands for (exported so
-// that it is not dropped as unused).
+// that TypeScript keeps it; nothing reads it at run time).
 type Yields<S extends z.ZodType, T> = z.output<S> extends T ? true : never;
+/** @public */
 export const SCHEMAS_MATCH_TYPES: [
   Yields<typeof OrganisationSchema, XeroOrganisation>,
   Yields<typeof AccountSchema, XeroAccount>,

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, inArray, lte, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import type { DbOrTx } from "../client.ts";
 import {
   type CashItemStatus,
@@ -7,7 +7,7 @@ import {
   creditNotes,
   type LedgerStatus,
 } from "../schema/index.ts";
-import { descendingAfter, type KeysetAfter, type StatusCurrencySum } from "./cash-items.ts";
+import { issuedDocumentQueries } from "./issued-documents.ts";
 
 /*
  * Reads behind GET /api/agent/credit-notes and /credit-notes/{id}: receivable credit notes
@@ -16,31 +16,6 @@ import { descendingAfter, type KeysetAfter, type StatusCurrencySum } from "./cas
 
 /** The ledger's receivable credit-note type: the only one the API lists. */
 export const RECEIVABLE_CREDIT = "ACCRECCREDIT";
-
-export interface CreditNoteFilter {
-  orgId: string;
-  /** null = every status; an empty list matches nothing. */
-  statuses: readonly LedgerStatus[] | null;
-  contactId?: string | undefined;
-  /** Inclusive bounds on the issue date. */
-  dateFrom?: string | undefined;
-  dateTo?: string | undefined;
-}
-
-function creditNoteWhere(f: CreditNoteFilter): SQL | undefined {
-  return and(
-    eq(creditNotes.orgId, f.orgId),
-    eq(creditNotes.type, RECEIVABLE_CREDIT),
-    f.statuses === null
-      ? undefined
-      : f.statuses.length === 0
-        ? sql`false`
-        : inArray(creditNotes.ledgerStatus, [...f.statuses]),
-    f.contactId === undefined ? undefined : eq(creditNotes.contactExternalId, f.contactId),
-    f.dateFrom === undefined ? undefined : gte(creditNotes.issueDate, f.dateFrom),
-    f.dateTo === undefined ? undefined : lte(creditNotes.issueDate, f.dateTo),
-  );
-}
 
 /** A credit note row, before redaction. Decimals as PostgreSQL prints them. */
 export interface CreditNoteRow {
@@ -60,7 +35,7 @@ export interface CreditNoteRow {
   currency: string;
 }
 
-const columns = () => ({
+const columns = {
   id: creditNotes.id,
   externalId: creditNotes.externalId,
   creditNoteNumber: creditNotes.creditNoteNumber,
@@ -74,107 +49,36 @@ const columns = () => ({
   remainingCredit: creditNotes.remainingCredit,
   allocatedAmount: sql<string>`(${creditNotes.total} - ${creditNotes.remainingCredit})::text`,
   currency: creditNotes.currency,
+};
+
+/** The queries of GET /api/agent/credit-notes and /credit-notes/{id}. */
+export const creditNoteQueries = issuedDocumentQueries<CreditNoteRow, LedgerStatus>({
+  table: creditNotes,
+  id: creditNotes.id,
+  orgId: creditNotes.orgId,
+  externalId: creditNotes.externalId,
+  number: creditNotes.creditNoteNumber,
+  issueDate: creditNotes.issueDate,
+  contactExternalId: creditNotes.contactExternalId,
+  status: creditNotes.ledgerStatus,
+  currency: creditNotes.currency,
+  total: creditNotes.total,
+  only: eq(creditNotes.type, RECEIVABLE_CREDIT),
+  columns,
+  lines: {
+    table: creditNoteLines,
+    orgId: creditNoteLines.orgId,
+    documentId: creditNoteLines.creditNoteId,
+    id: creditNoteLines.id,
+    lineNumber: creditNoteLines.lineNumber,
+    description: creditNoteLines.description,
+    quantity: creditNoteLines.quantity,
+    unitAmount: creditNoteLines.unitAmount,
+    lineAmount: creditNoteLines.lineAmount,
+    itemCode: creditNoteLines.itemCode,
+    accountCode: creditNoteLines.accountCode,
+  },
 });
-
-/** A page in the order issueDate DESC, id DESC (undated first), strictly after `after`. */
-export async function listCreditNotePage(
-  db: DbOrTx,
-  filter: CreditNoteFilter,
-  opts: { after: KeysetAfter | undefined; limit: number },
-): Promise<CreditNoteRow[]> {
-  return db
-    .select(columns())
-    .from(creditNotes)
-    .where(
-      and(
-        creditNoteWhere(filter),
-        descendingAfter(creditNotes.issueDate, creditNotes.id, opts.after, "date"),
-      ),
-    )
-    .orderBy(desc(creditNotes.issueDate), desc(creditNotes.id))
-    .limit(opts.limit);
-}
-
-export async function countCreditNotes(db: DbOrTx, filter: CreditNoteFilter): Promise<number> {
-  const [row] = await db
-    .select({ n: sql<number>`count(*)::int` })
-    .from(creditNotes)
-    .where(creditNoteWhere(filter));
-  return Number(row?.n ?? 0);
-}
-
-/**
- * The totals aggregate, in SQL: matched rows grouped by (status, currency), each group's count
- * and summed `total`. One pass over the matched set (PostgreSQL may split it over parallel
- * workers); never summed in JavaScript.
- */
-export async function sumCreditNotes(
-  db: DbOrTx,
-  filter: CreditNoteFilter,
-): Promise<StatusCurrencySum[]> {
-  const rows = await db
-    .select({
-      status: sql<string>`${creditNotes.ledgerStatus}`,
-      currency: creditNotes.currency,
-      count: sql<number>`count(*)::int`,
-      amount: sql<string>`sum(${creditNotes.total})::text`,
-    })
-    .from(creditNotes)
-    .where(creditNoteWhere(filter))
-    .groupBy(creditNotes.ledgerStatus, creditNotes.currency);
-  return rows.map((r) => ({ ...r, count: Number(r.count) }));
-}
-
-/**
- * The receivable credit note named by `ref`: our id, the ledger's CreditNoteID, or its number.
- * Several matches (a number reused) resolve to our id first, then the ledger id, then the most
- * recent by issue date and id.
- */
-export async function findCreditNote(
-  db: DbOrTx,
-  orgId: string,
-  ref: string,
-): Promise<CreditNoteRow | undefined> {
-  const [row] = await db
-    .select(columns())
-    .from(creditNotes)
-    .where(
-      and(
-        eq(creditNotes.orgId, orgId),
-        eq(creditNotes.type, RECEIVABLE_CREDIT),
-        or(
-          eq(creditNotes.id, ref),
-          eq(creditNotes.externalId, ref),
-          eq(creditNotes.creditNoteNumber, ref),
-        ),
-      ),
-    )
-    .orderBy(
-      desc(sql`${creditNotes.id} = ${ref}`),
-      desc(sql`${creditNotes.externalId} = ${ref}`),
-      desc(creditNotes.issueDate),
-      desc(creditNotes.id),
-    )
-    .limit(1);
-  return row;
-}
-
-/** Lines of one credit note, by line number. */
-export async function listCreditNoteLines(db: DbOrTx, orgId: string, creditNoteId: string) {
-  return db
-    .select({
-      lineNumber: creditNoteLines.lineNumber,
-      description: creditNoteLines.description,
-      quantity: creditNoteLines.quantity,
-      unitAmount: creditNoteLines.unitAmount,
-      lineAmount: creditNoteLines.lineAmount,
-      itemCode: creditNoteLines.itemCode,
-      accountCode: creditNoteLines.accountCode,
-    })
-    .from(creditNoteLines)
-    .where(and(eq(creditNoteLines.orgId, orgId), eq(creditNoteLines.creditNoteId, creditNoteId)))
-    .orderBy(asc(creditNoteLines.lineNumber), asc(creditNoteLines.id));
-}
 
 /** Live allocations of one credit note, by date (undated last) then id. */
 export async function listCreditNoteAllocations(db: DbOrTx, orgId: string, creditNoteId: string) {

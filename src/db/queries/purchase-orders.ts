@@ -1,7 +1,5 @@
-import { and, asc, desc, eq, gte, inArray, lte, or, type SQL, sql } from "drizzle-orm";
-import type { DbOrTx } from "../client.ts";
 import { purchaseOrderLines, purchaseOrders } from "../schema/index.ts";
-import { descendingAfter, type KeysetAfter, type StatusCurrencySum } from "./cash-items.ts";
+import { issuedDocumentQueries } from "./issued-documents.ts";
 
 /*
  * Reads behind GET /api/agent/purchase-orders and /purchase-orders/{id}. Every query is filtered
@@ -12,30 +10,6 @@ export type PurchaseOrderStatus = (typeof purchaseOrders.status.enumValues)[numb
 export type SuppressedReason = NonNullable<
   (typeof purchaseOrders.$inferSelect)["suppressedReason"]
 >;
-
-export interface PurchaseOrderFilter {
-  orgId: string;
-  /** null = every status; an empty list matches nothing. */
-  statuses: readonly PurchaseOrderStatus[] | null;
-  contactId?: string | undefined;
-  /** Inclusive bounds on the issue date. */
-  dateFrom?: string | undefined;
-  dateTo?: string | undefined;
-}
-
-function orderWhere(f: PurchaseOrderFilter): SQL | undefined {
-  return and(
-    eq(purchaseOrders.orgId, f.orgId),
-    f.statuses === null
-      ? undefined
-      : f.statuses.length === 0
-        ? sql`false`
-        : inArray(purchaseOrders.status, [...f.statuses]),
-    f.contactId === undefined ? undefined : eq(purchaseOrders.contactExternalId, f.contactId),
-    f.dateFrom === undefined ? undefined : gte(purchaseOrders.issueDate, f.dateFrom),
-    f.dateTo === undefined ? undefined : lte(purchaseOrders.issueDate, f.dateTo),
-  );
-}
 
 /** A purchase order row, before redaction. */
 export interface PurchaseOrderRow {
@@ -54,7 +28,7 @@ export interface PurchaseOrderRow {
   suppressedReason: SuppressedReason | null;
 }
 
-const columns = () => ({
+const columns = {
   id: purchaseOrders.id,
   externalId: purchaseOrders.externalId,
   purchaseOrderNumber: purchaseOrders.purchaseOrderNumber,
@@ -68,107 +42,32 @@ const columns = () => ({
   total: purchaseOrders.total,
   currency: purchaseOrders.currency,
   suppressedReason: purchaseOrders.suppressedReason,
+};
+
+/** The queries of GET /api/agent/purchase-orders and /purchase-orders/{id}. */
+export const purchaseOrderQueries = issuedDocumentQueries<PurchaseOrderRow, PurchaseOrderStatus>({
+  table: purchaseOrders,
+  id: purchaseOrders.id,
+  orgId: purchaseOrders.orgId,
+  externalId: purchaseOrders.externalId,
+  number: purchaseOrders.purchaseOrderNumber,
+  issueDate: purchaseOrders.issueDate,
+  contactExternalId: purchaseOrders.contactExternalId,
+  status: purchaseOrders.status,
+  currency: purchaseOrders.currency,
+  total: purchaseOrders.total,
+  columns,
+  lines: {
+    table: purchaseOrderLines,
+    orgId: purchaseOrderLines.orgId,
+    documentId: purchaseOrderLines.purchaseOrderId,
+    id: purchaseOrderLines.id,
+    lineNumber: purchaseOrderLines.lineNumber,
+    description: purchaseOrderLines.description,
+    quantity: purchaseOrderLines.quantity,
+    unitAmount: purchaseOrderLines.unitAmount,
+    lineAmount: purchaseOrderLines.lineAmount,
+    itemCode: purchaseOrderLines.itemCode,
+    accountCode: purchaseOrderLines.accountCode,
+  },
 });
-
-/** A page in the order issueDate DESC, id DESC (undated first), strictly after `after`. */
-export async function listPurchaseOrderPage(
-  db: DbOrTx,
-  filter: PurchaseOrderFilter,
-  opts: { after: KeysetAfter | undefined; limit: number },
-): Promise<PurchaseOrderRow[]> {
-  return db
-    .select(columns())
-    .from(purchaseOrders)
-    .where(
-      and(
-        orderWhere(filter),
-        descendingAfter(purchaseOrders.issueDate, purchaseOrders.id, opts.after, "date"),
-      ),
-    )
-    .orderBy(desc(purchaseOrders.issueDate), desc(purchaseOrders.id))
-    .limit(opts.limit);
-}
-
-export async function countPurchaseOrders(
-  db: DbOrTx,
-  filter: PurchaseOrderFilter,
-): Promise<number> {
-  const [row] = await db
-    .select({ n: sql<number>`count(*)::int` })
-    .from(purchaseOrders)
-    .where(orderWhere(filter));
-  return Number(row?.n ?? 0);
-}
-
-/**
- * The totals aggregate, in SQL: matched rows grouped by (status, currency), each group's count
- * and summed `total`. One pass over the matched set (PostgreSQL may split it over parallel
- * workers); never summed in JavaScript.
- */
-export async function sumPurchaseOrders(
-  db: DbOrTx,
-  filter: PurchaseOrderFilter,
-): Promise<StatusCurrencySum[]> {
-  const rows = await db
-    .select({
-      status: sql<string>`${purchaseOrders.status}`,
-      currency: purchaseOrders.currency,
-      count: sql<number>`count(*)::int`,
-      amount: sql<string>`sum(${purchaseOrders.total})::text`,
-    })
-    .from(purchaseOrders)
-    .where(orderWhere(filter))
-    .groupBy(purchaseOrders.status, purchaseOrders.currency);
-  return rows.map((r) => ({ ...r, count: Number(r.count) }));
-}
-
-/**
- * The purchase order named by `ref`: our id, the ledger's PurchaseOrderID, or its number.
- * Several matches resolve to our id first, then the ledger id, then the most recent.
- */
-export async function findPurchaseOrder(
-  db: DbOrTx,
-  orgId: string,
-  ref: string,
-): Promise<PurchaseOrderRow | undefined> {
-  const [row] = await db
-    .select(columns())
-    .from(purchaseOrders)
-    .where(
-      and(
-        eq(purchaseOrders.orgId, orgId),
-        or(
-          eq(purchaseOrders.id, ref),
-          eq(purchaseOrders.externalId, ref),
-          eq(purchaseOrders.purchaseOrderNumber, ref),
-        ),
-      ),
-    )
-    .orderBy(
-      desc(sql`${purchaseOrders.id} = ${ref}`),
-      desc(sql`${purchaseOrders.externalId} = ${ref}`),
-      desc(purchaseOrders.issueDate),
-      desc(purchaseOrders.id),
-    )
-    .limit(1);
-  return row;
-}
-
-/** Lines of one purchase order, by line number. */
-export async function listPurchaseOrderLines(db: DbOrTx, orgId: string, orderId: string) {
-  return db
-    .select({
-      lineNumber: purchaseOrderLines.lineNumber,
-      description: purchaseOrderLines.description,
-      quantity: purchaseOrderLines.quantity,
-      unitAmount: purchaseOrderLines.unitAmount,
-      lineAmount: purchaseOrderLines.lineAmount,
-      itemCode: purchaseOrderLines.itemCode,
-      accountCode: purchaseOrderLines.accountCode,
-    })
-    .from(purchaseOrderLines)
-    .where(
-      and(eq(purchaseOrderLines.orgId, orgId), eq(purchaseOrderLines.purchaseOrderId, orderId)),
-    )
-    .orderBy(asc(purchaseOrderLines.lineNumber), asc(purchaseOrderLines.id));
-}

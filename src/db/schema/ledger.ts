@@ -479,7 +479,7 @@ export const purchaseOrderLines = pgTable(
  * documents or contacts (`cash_items`, `credit_notes`, `purchase_orders`, `contacts`): triggers
  * in drizzle/0014_org_data_epoch_triggers.sql bump it in the writing transaction, whoever writes. A
  * list's count read at one epoch is the count of every snapshot at that epoch, so the list
- * verbs keep counts per epoch (src/services/invoices/paging.ts). No row yet = epoch 0.
+ * verbs keep counts per epoch (src/services/lists/paging.ts). No row yet = epoch 0.
  */
 export const orgDataEpochs = pgTable("org_data_epochs", {
   orgId: text("org_id").primaryKey(),

@@ -71,11 +71,6 @@ export function addDays(date: string, days: number): string {
   return dateOf(dayNumber(date) + days);
 }
 
-/** Whole days from `from` to `to` (negative when `to` is earlier). */
-export function daysBetween(from: string, to: string): number {
-  return dayNumber(to) - dayNumber(from);
-}
-
 /** ISO weekday of a day number: Monday 1 … Sunday 7. */
 export function isoWeekday(day: number): number {
   // 1970-01-01 was a Thursday (ISO 4).

@@ -4,16 +4,13 @@
  * 24 hours, so no daylight-saving change can move a date.
  */
 
-import { addDays, dateOf, dayNumber } from "../forecasting/dates.ts";
+import { addDays, dayNumber } from "../forecasting/dates.ts";
 
 const MONTH = /^(\d{4})-(\d{2})$/;
 
 // One implementation of day arithmetic (forecasting/dates.ts: integer arithmetic, right for every
 // year 0001–9999; `Date.UTC` read years 0–99 as 1900–1999).
 export { addDays, dayNumber, isCalendarDate } from "../forecasting/dates.ts";
-
-/** The date of a day number. */
-export const dateOfDay = dateOf;
 
 /** Whole days from `from` to `to` (negative when `to` is earlier). */
 export function daysBetween(from: string, to: string): number {

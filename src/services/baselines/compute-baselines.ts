@@ -22,7 +22,7 @@ import {
 } from "../summaries/ledger-summary.ts";
 import { toBase } from "../summaries/sql-parts.ts";
 import { rowsOf } from "../summaries/summary-cache.ts";
-import { systemContext } from "./system-context.ts";
+import { systemContext } from "../system-context.ts";
 
 /** The trailing window of the organisation's gross margin: 12 full months. */
 export const MARGIN_MONTHS = 12;

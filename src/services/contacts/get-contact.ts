@@ -25,11 +25,6 @@ import { NotFoundError } from "../errors.ts";
 
 /** Most recent paid invoices in the drill (spec: Limits, drill history). */
 export const RECENT_PAID_LIMIT = 50;
-/**
- * Decision: until customer-lifetime baselines exist (the insights issue), the expected lifetime
- * is the lower bound of the spec's clamp [1, 5], the conservative choice.
- */
-export const DEFAULT_EXPECTED_LIFETIME_YEARS = 1;
 
 /** lastInvoice / lastBill of the drill. */
 export interface ContactDocument {

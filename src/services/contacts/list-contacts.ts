@@ -20,7 +20,7 @@ import {
   listBody,
   loadListPage,
   planListPage,
-} from "../invoices/paging.ts";
+} from "../lists/paging.ts";
 
 export type { ContactSort, ContactType } from "../../db/queries/contacts.ts";
 

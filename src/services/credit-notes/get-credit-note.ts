@@ -1,17 +1,8 @@
-import { listAccountLabels } from "../../db/queries/cash-items.ts";
-import {
-  findCreditNote,
-  listCreditNoteAllocations,
-  listCreditNoteLines,
-} from "../../db/queries/credit-notes.ts";
-import { indexAccountLabels } from "../../domain/pagination/account-labels.ts";
+import { creditNoteQueries, listCreditNoteAllocations } from "../../db/queries/credit-notes.ts";
 import { dateTimeOf, decimalText } from "../../domain/pagination/format.ts";
-import { canSeeSensitive, requireScope, type ServiceContext } from "../context.ts";
-import { NotFoundError } from "../errors.ts";
-import { hiddenContacts, isHidden } from "../invoices/paging.ts";
-import { type DocumentLine, toDocumentLines } from "./document-lines.ts";
+import { requireScope, type ServiceContext } from "../context.ts";
+import { type DocumentLine, drillIssuedDocument } from "../lists/document-drill.ts";
 import { type CreditNote, toCreditNote } from "./list-credit-notes.ts";
-
 /** An invoice the credit was applied to (spec: CreditNoteAllocation). */
 export interface CreditNoteAllocation {
   invoiceNumber?: string;
@@ -49,23 +40,13 @@ export async function getCreditNote({
   id: string;
 }): Promise<CreditNoteDrillResponse> {
   requireScope(ctx, "READ_INVOICES");
-  const seeSensitive = canSeeSensitive(ctx);
-  // An id PostgreSQL text cannot hold (NUL) or no ledger would issue names nothing.
-  if (id.includes("\u0000") || id.length > 255) throw new NotFoundError("credit note");
-  const [row, hidden] = await Promise.all([
-    findCreditNote(ctx.db, ctx.org.id, id),
-    hiddenContacts(ctx),
-  ]);
-  if (!row || isHidden(hidden, row.contactExternalId)) throw new NotFoundError("credit note");
-  const [lineRows, allocationRows, accountRows] = await Promise.all([
-    listCreditNoteLines(ctx.db, ctx.org.id, row.id),
-    listCreditNoteAllocations(ctx.db, ctx.org.id, row.id),
-    seeSensitive ? Promise.resolve([]) : listAccountLabels(ctx.db, ctx.org.id),
-  ]);
-  const { lines, redacted } = toDocumentLines(
-    lineRows,
-    seeSensitive ? undefined : indexAccountLabels(accountRows),
+  const { row, lines, redacted } = await drillIssuedDocument(
+    ctx,
+    creditNoteQueries,
+    id,
+    "credit note",
   );
+  const allocationRows = await listCreditNoteAllocations(ctx.db, ctx.org.id, row.id);
   const allocations = allocationRows.map((a) => {
     const out: CreditNoteAllocation = {};
     if (a.invoiceNumber !== null) out.invoiceNumber = a.invoiceNumber;

@@ -1,9 +1,4 @@
-import {
-  type CreditNoteRow,
-  countCreditNotes,
-  listCreditNotePage,
-  sumCreditNotes,
-} from "../../db/queries/credit-notes.ts";
+import { type CreditNoteRow, creditNoteQueries } from "../../db/queries/credit-notes.ts";
 import { type CashItemStatus, LEDGER_STATUSES, type LedgerStatus } from "../../db/schema/index.ts";
 import { dateTimeOf, decimalText } from "../../domain/pagination/format.ts";
 import { requireScope, type ServiceContext } from "../context.ts";
@@ -12,8 +7,8 @@ import {
   type IssuedDocumentList,
   type IssuedDocumentsPage,
   listIssuedDocuments,
-} from "../invoices/document-lists.ts";
-import type { ListPaging } from "../invoices/paging.ts";
+} from "../lists/document-lists.ts";
+import type { ListPaging } from "../lists/paging.ts";
 
 /**
  * The query of GET /api/agent/credit-notes (ledger statuses, matched as they are; dates on the
@@ -61,9 +56,9 @@ const CREDIT_NOTES: IssuedDocumentList<"creditNotes", LedgerStatus, CreditNoteRo
   name: "creditNotes",
   resource: "credit-notes",
   statuses: LEDGER_STATUSES,
-  page: listCreditNotePage,
-  count: countCreditNotes,
-  sum: sumCreditNotes,
+  page: creditNoteQueries.page,
+  count: creditNoteQueries.count,
+  sum: creditNoteQueries.sum,
   toRow: toCreditNote,
 };
 

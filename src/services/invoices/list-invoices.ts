@@ -1,10 +1,10 @@
 import type { StatusTotals } from "../../domain/pagination/totals.ts";
 import type { ServiceContext } from "../context.ts";
 import { requireScope } from "../context.ts";
+import type { ListFields, ListPaging } from "../lists/paging.ts";
 import { type Invoice, type ListDocumentsInput, listLedgerDocuments } from "./list-documents.ts";
-import type { ListFields, ListPaging } from "./paging.ts";
 
-export type { Invoice, InvoiceLine, ListDocumentsInput } from "./list-documents.ts";
+export type { Invoice, ListDocumentsInput } from "./list-documents.ts";
 
 /** GET /api/agent/invoices: the rows named `invoices`, then the list fields. */
 export type InvoicesPage = { invoices: Invoice[] } & ListFields<StatusTotals>;

@@ -47,13 +47,6 @@ export async function createPartner(
   });
 }
 
-/** A partner with its owners. */
-export interface PartnerView {
-  id: string;
-  name: string;
-  owners: PartnerOwner[];
-}
-
 export interface PartnerOwner {
   userId: string;
   email: string;

@@ -1,12 +1,7 @@
-import { listAccountLabels } from "../../db/queries/cash-items.ts";
-import { findPurchaseOrder, listPurchaseOrderLines } from "../../db/queries/purchase-orders.ts";
-import { indexAccountLabels } from "../../domain/pagination/account-labels.ts";
-import { canSeeSensitive, requireScope, type ServiceContext } from "../context.ts";
-import { type DocumentLine, toDocumentLines } from "../credit-notes/document-lines.ts";
-import { NotFoundError } from "../errors.ts";
-import { hiddenContacts, isHidden } from "../invoices/paging.ts";
+import { purchaseOrderQueries } from "../../db/queries/purchase-orders.ts";
+import { requireScope, type ServiceContext } from "../context.ts";
+import { type DocumentLine, drillIssuedDocument } from "../lists/document-drill.ts";
 import { type PurchaseOrder, toPurchaseOrder } from "./list-purchase-orders.ts";
-
 /** The list row plus its lines. */
 export interface PurchaseOrderDrill extends PurchaseOrder {
   lineItems: DocumentLine[];
@@ -33,21 +28,11 @@ export async function getPurchaseOrder({
   id: string;
 }): Promise<PurchaseOrderDrillResponse> {
   requireScope(ctx, "READ_PURCHASE_ORDERS");
-  const seeSensitive = canSeeSensitive(ctx);
-  // An id PostgreSQL text cannot hold (NUL) or no ledger would issue names nothing.
-  if (id.includes("\u0000") || id.length > 255) throw new NotFoundError("purchase order");
-  const [row, hidden] = await Promise.all([
-    findPurchaseOrder(ctx.db, ctx.org.id, id),
-    hiddenContacts(ctx),
-  ]);
-  if (!row || isHidden(hidden, row.contactExternalId)) throw new NotFoundError("purchase order");
-  const [lineRows, accountRows] = await Promise.all([
-    listPurchaseOrderLines(ctx.db, ctx.org.id, row.id),
-    seeSensitive ? Promise.resolve([]) : listAccountLabels(ctx.db, ctx.org.id),
-  ]);
-  const { lines, redacted } = toDocumentLines(
-    lineRows,
-    seeSensitive ? undefined : indexAccountLabels(accountRows),
+  const { row, lines, redacted } = await drillIssuedDocument(
+    ctx,
+    purchaseOrderQueries,
+    id,
+    "purchase order",
   );
   return {
     purchaseOrder: { ...toPurchaseOrder(row), lineItems: lines },

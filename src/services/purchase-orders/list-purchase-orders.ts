@@ -1,10 +1,8 @@
 import {
-  countPurchaseOrders,
-  listPurchaseOrderPage,
   type PurchaseOrderRow,
   type PurchaseOrderStatus,
+  purchaseOrderQueries,
   type SuppressedReason,
-  sumPurchaseOrders,
 } from "../../db/queries/purchase-orders.ts";
 import { PURCHASE_ORDER_STATUSES } from "../../db/schema/index.ts";
 import { dateTimeOrNull, decimalText } from "../../domain/pagination/format.ts";
@@ -14,8 +12,8 @@ import {
   type IssuedDocumentList,
   type IssuedDocumentsPage,
   listIssuedDocuments,
-} from "../invoices/document-lists.ts";
-import type { ListPaging } from "../invoices/paging.ts";
+} from "../lists/document-lists.ts";
+import type { ListPaging } from "../lists/paging.ts";
 
 /**
  * The query of GET /api/agent/purchase-orders (raw purchase-order statuses: DRAFT, SUBMITTED,
@@ -74,9 +72,9 @@ const PURCHASE_ORDERS: IssuedDocumentList<
   name: "purchaseOrders",
   resource: "purchase-orders",
   statuses: PURCHASE_ORDER_STATUSES,
-  page: listPurchaseOrderPage,
-  count: countPurchaseOrders,
-  sum: sumPurchaseOrders,
+  page: purchaseOrderQueries.page,
+  count: purchaseOrderQueries.count,
+  sum: purchaseOrderQueries.sum,
   toRow: toPurchaseOrder,
 };
 

@@ -1,13 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
 
-/** `IN (...)` over a non-empty list of values (callers skip the query for an empty one). */
-export function inList(values: readonly string[]): SQL {
-  return sql`(${sql.join(
-    values.map((v) => sql`${v}`),
-    sql`, `,
-  )})`;
-}
-
 /**
  * A document-currency amount in base currency: as is for base-currency documents, else divided
  * by the rate (the ledger's CurrencyRate: foreign units per base unit), the payment's own rate

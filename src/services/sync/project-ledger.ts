@@ -1,7 +1,13 @@
 import { createHash } from "node:crypto";
-import { eq, sql } from "drizzle-orm";
+import { eq, type SQL, sql } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
-import type { LedgerSource, XeroAccount } from "../../connector/ledger-source.ts";
+import type {
+  LedgerSource,
+  XeroAccount,
+  XeroCreditNote,
+  XeroInvoice,
+  XeroPurchaseOrder,
+} from "../../connector/ledger-source.ts";
 import type { Tx } from "../../db/client.ts";
 import {
   bankAccounts,
@@ -309,220 +315,237 @@ function flatSpec<T extends PgTable>(
   };
 }
 
-/** A document table: a row is rewritten only when its digest (`syncHash`) differs. */
-function documentSpec<T extends PgTable>(
-  table: T,
-  columns: readonly ColumnKey<T>[],
-  conflict: readonly ColumnKey<T>[],
-): UpsertSpec<T> {
-  return {
-    table,
-    insert: ["id", ...conflict, ...columns] as ColumnKey<T>[],
-    conflict,
-    compare: ["syncHash"] as ColumnKey<T>[],
-    update: columns,
-  };
-}
-
 // ─── Documents with child rows ───────────────────────────────────────────────────────────────
 
 type Existing = ReadonlyMap<string, { id: string; hash: string | null }>;
 
-/** A document of one page: its row (with digest) and what its children are made from. */
-interface PendingDocument<T extends PgTable, M> {
-  row: T["$inferInsert"] & { id: string; externalId: string };
-  mapped: M;
-  /** True when the row exists already, so its old child rows must go. */
-  replaces: boolean;
+/** Rows of a child table (lines, allocations) made from a mapped document. */
+interface ChildRows<M> {
+  table: PgTable;
+  /** The child's column holding its document's row id. */
+  parentKey: string;
+  columns: readonly string[];
+  idPrefix: IdPrefix;
+  rows(mapped: M): readonly object[];
 }
 
 /**
- * Builds the page's changed documents: each mapped document is digested and skipped when the
- * stored digest is the same (so its id, children and lastSyncedAt stay as they are).
+ * How one ledger collection of documents becomes projection rows: where it is read, how each
+ * document maps, the table and columns it is written to, and its child rows. Every document
+ * type is written by `writeDocuments` through one of these.
  */
-function pendingDocument<T extends PgTable, M>(
-  existing: Existing,
-  externalId: string,
-  mapped: M,
-  row: (id: string, hash: string) => T["$inferInsert"],
-  prefix: IdPrefix,
-): PendingDocument<T, M> | undefined {
-  const hash = digest(mapped);
-  const before = existing.get(externalId);
-  if (before?.hash === hash) return undefined;
-  const id = before?.id ?? newId(prefix);
-  return { row: { ...row(id, hash), id, externalId }, mapped, replaces: before !== undefined };
+interface DocumentType<T extends PgTable, D, M> {
+  /** The collection and id field, for messages (`Invoices: InvoiceID … appears more than once`). */
+  collection: string;
+  idField: string;
+  read(source: LedgerSource): AsyncIterable<D[]>;
+  externalId(document: D): string;
+  map(document: D, ctx: MappingContext): M;
+  /** The document's own row, from its mapping (id, organisation and sync stamps are added). */
+  row(mapped: M): object;
+  table: T;
+  columns: readonly ColumnKey<T>[];
+  /** The table's unique key besides the id. */
+  conflict: readonly ColumnKey<T>[];
+  idPrefix: IdPrefix;
+  /**
+   * Subsets of the table with their own counts (invoices and bills share cash_items): `where`
+   * selects a subset's existing rows, `of` says which subset a document is in.
+   */
+  subsets: readonly { count: string; where?: SQL }[];
+  subsetOf(document: D): number;
+  /** Child tables, replaced whole when their document changes (in this order). */
+  children: readonly ChildRows<M>[];
 }
 
 /**
- * Upserts a page of changed documents and deletes the old child rows of those that existed;
- * returns the written documents with their row ids, for the caller to insert the new children.
+ * Writes a collection of documents. Each mapped document is digested (`syncHash`) and skipped
+ * when the stored digest is the same, so an unchanged document keeps its id, child rows and
+ * lastSyncedAt; a changed one is upserted and its child rows replaced. Documents absent from the
+ * snapshot are removed (their child rows go by ON DELETE CASCADE).
  */
-async function upsertDocuments<T extends PgTable, M>(
-  tx: Tx,
-  orgId: string,
-  spec: UpsertSpec<T>,
-  pending: readonly PendingDocument<T, M>[],
-  children: readonly { table: PgTable; parentKey: string }[],
-): Promise<{ id: string; mapped: M }[]> {
-  const written = await upsertChanged(
-    tx,
-    spec,
-    pending.map((p) => p.row),
-  );
-  const byExternalId = new Map(pending.map((p) => [p.row.externalId, p]));
-  const out: { id: string; mapped: M }[] = [];
-  const replaced: string[] = [];
-  for (const w of written) {
-    const p = byExternalId.get(w.externalId);
-    if (!p) continue;
-    out.push({ id: w.id, mapped: p.mapped });
-    if (p.replaces) replaced.push(w.id);
-  }
-  for (const child of children) {
-    await deleteWhereIn(tx, child.table, orgId, child.parentKey, replaced);
-  }
-  return out;
-}
-
-async function writeInvoices(tx: Tx, input: ProjectionInput, ctx: MappingContext): Promise<void> {
-  const { org, now, counts } = input;
-  const orgId = org.id;
-  const kinds = {
-    ACCREC: { count: counter(counts, "invoices"), seen: new Set<string>() },
-    ACCPAY: { count: counter(counts, "bills"), seen: new Set<string>() },
-  };
-  const existing = {
-    ACCREC: await existingRows(tx, cashItems, orgId, {
-      withHash: true,
-      where: sql`"source" = 'LEDGER_INVOICE'`,
-    }),
-    ACCPAY: await existingRows(tx, cashItems, orgId, {
-      withHash: true,
-      where: sql`"source" = 'LEDGER_BILL'`,
-    }),
-  };
-  const seen = new Set<string>();
-  const spec = documentSpec(cashItems, CASH_ITEM_COLUMNS, ["orgId", "source", "externalId"]);
-  for await (const page of input.source.invoices()) {
-    const pending: PendingDocument<typeof cashItems, ReturnType<typeof mapInvoice>>[] = [];
-    for (const invoice of page) {
-      markSeen(seen, "Invoices", "InvoiceID", invoice.InvoiceID);
-      const kind = kinds[invoice.Type];
-      kind.seen.add(invoice.InvoiceID);
-      kind.count.read += 1;
-      const mapped = mapInvoice(invoice, ctx);
-      const p = pendingDocument<typeof cashItems, typeof mapped>(
-        existing[invoice.Type],
-        invoice.InvoiceID,
-        mapped,
-        (id, hash) => ({ ...mapped.item, id, orgId, syncHash: hash, lastSyncedAt: now }),
-        "ci",
-      );
-      if (!p) continue;
-      kind.count.written += 1;
-      pending.push(p);
-    }
-    // InvoiceIDs are unique across invoices and bills, so the external id finds the document.
-    const written = await upsertDocuments(tx, orgId, spec, pending, [
-      { table: cashItemLines, parentKey: "cashItemId" },
-    ]);
-    const lines = written.flatMap(({ id, mapped }) =>
-      mapped.lines.map((l) => ({ ...l, id: newId("cil"), orgId, cashItemId: id })),
-    );
-    await insertRows(tx, cashItemLines, CASH_ITEM_LINE_COLUMNS, lines);
-  }
-  // Lines go with their cash item (ON DELETE CASCADE).
-  for (const type of ["ACCREC", "ACCPAY"] as const) {
-    const kind = kinds[type];
-    kind.count.written += await removeAbsent(tx, cashItems, orgId, existing[type], kind.seen);
-  }
-}
-
-async function writeCreditNotes(
+async function writeDocuments<T extends PgTable, D, M>(
   tx: Tx,
   input: ProjectionInput,
   ctx: MappingContext,
+  type: DocumentType<T, D, M>,
 ): Promise<void> {
   const { org, now, counts } = input;
   const orgId = org.id;
-  const count = counter(counts, "creditNotes");
-  const existing = await existingRows(tx, creditNotes, orgId, { withHash: true });
-  const seen = new Set<string>();
-  const spec = documentSpec(creditNotes, CREDIT_NOTE_COLUMNS, ["orgId", "externalId"]);
-  for await (const page of input.source.creditNotes()) {
-    const pending: PendingDocument<typeof creditNotes, ReturnType<typeof mapCreditNote>>[] = [];
-    for (const note of page) {
-      markSeen(seen, "CreditNotes", "CreditNoteID", note.CreditNoteID);
-      count.read += 1;
-      const mapped = mapCreditNote(note, ctx);
-      const p = pendingDocument<typeof creditNotes, typeof mapped>(
-        existing,
-        note.CreditNoteID,
-        mapped,
-        (id, hash) => ({ ...mapped.note, id, orgId, syncHash: hash, lastSyncedAt: now }),
-        "cn",
-      );
-      if (!p) continue;
-      count.written += 1;
-      pending.push(p);
-    }
-    const written = await upsertDocuments(tx, orgId, spec, pending, [
-      { table: creditNoteLines, parentKey: "creditNoteId" },
-      { table: creditNoteAllocations, parentKey: "creditNoteId" },
-    ]);
-    const lines = written.flatMap(({ id, mapped }) =>
-      mapped.lines.map((l) => ({ ...l, id: newId("cnl"), orgId, creditNoteId: id })),
-    );
-    const allocations = written.flatMap(({ id, mapped }) =>
-      mapped.allocations.map((a) => ({ ...a, id: newId("cna"), orgId, creditNoteId: id })),
-    );
-    await insertRows(tx, creditNoteLines, [...DOCUMENT_LINE_COLUMNS, "creditNoteId"], lines);
-    await insertRows(tx, creditNoteAllocations, CREDIT_NOTE_ALLOCATION_COLUMNS, allocations);
+  const subsets: {
+    count: { read: number; written: number };
+    seen: Set<string>;
+    existing: Existing;
+  }[] = [];
+  for (const subset of type.subsets) {
+    subsets.push({
+      count: counter(counts, subset.count),
+      seen: new Set<string>(),
+      existing: await existingRows(tx, type.table, orgId, { withHash: true, where: subset.where }),
+    });
   }
-  count.written += await removeAbsent(tx, creditNotes, orgId, existing, seen);
+  const seen = new Set<string>();
+  const spec: UpsertSpec<T> = {
+    table: type.table,
+    insert: ["id", ...type.conflict, ...type.columns] as ColumnKey<T>[],
+    conflict: type.conflict,
+    compare: ["syncHash"] as ColumnKey<T>[],
+    update: type.columns,
+  };
+  for await (const page of type.read(input.source)) {
+    const changed: {
+      row: Record<string, unknown> & { externalId: string };
+      mapped: M;
+      replaces: boolean;
+    }[] = [];
+    for (const document of page) {
+      const externalId = type.externalId(document);
+      markSeen(seen, type.collection, type.idField, externalId);
+      const subset = subsets[type.subsetOf(document)];
+      if (!subset) throw new Error(`${type.collection}: no subset for ${externalId}`);
+      subset.seen.add(externalId);
+      subset.count.read += 1;
+      const mapped = type.map(document, ctx);
+      const hash = digest(mapped);
+      const before = subset.existing.get(externalId);
+      if (before?.hash === hash) continue;
+      subset.count.written += 1;
+      const id = before?.id ?? newId(type.idPrefix);
+      const row = { ...type.row(mapped), id, orgId, externalId, syncHash: hash, lastSyncedAt: now };
+      changed.push({ row, mapped, replaces: before !== undefined });
+    }
+    // External ids are unique within the table (for cash items, across invoices and bills).
+    const written = await upsertChanged(
+      tx,
+      spec,
+      changed.map((c) => c.row as T["$inferInsert"]),
+    );
+    const byExternalId = new Map(changed.map((c) => [c.row.externalId, c]));
+    const documents: { id: string; mapped: M }[] = [];
+    const replaced: string[] = [];
+    for (const w of written) {
+      const c = byExternalId.get(w.externalId);
+      if (!c) continue;
+      documents.push({ id: w.id, mapped: c.mapped });
+      if (c.replaces) replaced.push(w.id);
+    }
+    for (const child of type.children) {
+      await deleteWhereIn(tx, child.table, orgId, child.parentKey, replaced);
+    }
+    for (const child of type.children) {
+      const rows = documents.flatMap(({ id, mapped }) =>
+        child.rows(mapped).map((r) => ({
+          ...r,
+          id: newId(child.idPrefix),
+          orgId,
+          [child.parentKey]: id,
+        })),
+      );
+      await insertRows(tx, child.table, [...child.columns] as ColumnKey<PgTable>[], rows);
+    }
+  }
+  for (const subset of subsets) {
+    subset.count.written += await removeAbsent(tx, type.table, orgId, subset.existing, subset.seen);
+  }
 }
 
-async function writePurchaseOrders(
-  tx: Tx,
-  input: ProjectionInput,
-  ctx: MappingContext,
-): Promise<void> {
-  const { org, now, counts } = input;
-  const orgId = org.id;
-  const count = counter(counts, "purchaseOrders");
-  const existing = await existingRows(tx, purchaseOrders, orgId, { withHash: true });
-  const seen = new Set<string>();
-  // suppressedReason belongs to the bill matcher: inserted as null, never overwritten here.
-  const spec = documentSpec(purchaseOrders, PURCHASE_ORDER_COLUMNS, ["orgId", "externalId"]);
-  for await (const page of input.source.purchaseOrders()) {
-    const pending: PendingDocument<typeof purchaseOrders, ReturnType<typeof mapPurchaseOrder>>[] =
-      [];
-    for (const order of page) {
-      markSeen(seen, "PurchaseOrders", "PurchaseOrderID", order.PurchaseOrderID);
-      count.read += 1;
-      const mapped = mapPurchaseOrder(order, ctx);
-      const p = pendingDocument<typeof purchaseOrders, typeof mapped>(
-        existing,
-        order.PurchaseOrderID,
-        mapped,
-        (id, hash) => ({ ...mapped.order, id, orgId, syncHash: hash, lastSyncedAt: now }),
-        "po",
-      );
-      if (!p) continue;
-      count.written += 1;
-      pending.push(p);
-    }
-    const written = await upsertDocuments(tx, orgId, spec, pending, [
-      { table: purchaseOrderLines, parentKey: "purchaseOrderId" },
-    ]);
-    const lines = written.flatMap(({ id, mapped }) =>
-      mapped.lines.map((l) => ({ ...l, id: newId("pol"), orgId, purchaseOrderId: id })),
-    );
-    await insertRows(tx, purchaseOrderLines, [...DOCUMENT_LINE_COLUMNS, "purchaseOrderId"], lines);
-  }
-  count.written += await removeAbsent(tx, purchaseOrders, orgId, existing, seen);
-}
+const INVOICE_SUBSETS = ["ACCREC", "ACCPAY"] as const;
+
+/** Invoices (ACCREC) and bills (ACCPAY): cash items with their lines. */
+const invoices: DocumentType<typeof cashItems, XeroInvoice, ReturnType<typeof mapInvoice>> = {
+  collection: "Invoices",
+  idField: "InvoiceID",
+  read: (source) => source.invoices(),
+  externalId: (invoice) => invoice.InvoiceID,
+  map: mapInvoice,
+  row: (mapped) => mapped.item,
+  table: cashItems,
+  columns: CASH_ITEM_COLUMNS,
+  conflict: ["orgId", "source", "externalId"],
+  idPrefix: "ci",
+  subsets: [
+    { count: "invoices", where: sql`"source" = 'LEDGER_INVOICE'` },
+    { count: "bills", where: sql`"source" = 'LEDGER_BILL'` },
+  ],
+  subsetOf: (invoice) => INVOICE_SUBSETS.indexOf(invoice.Type),
+  children: [
+    {
+      table: cashItemLines,
+      parentKey: "cashItemId",
+      columns: CASH_ITEM_LINE_COLUMNS,
+      idPrefix: "cil",
+      rows: (mapped) => mapped.lines,
+    },
+  ],
+};
+
+/** Credit notes (both types) with their lines and allocations. */
+const creditNoteType: DocumentType<
+  typeof creditNotes,
+  XeroCreditNote,
+  ReturnType<typeof mapCreditNote>
+> = {
+  collection: "CreditNotes",
+  idField: "CreditNoteID",
+  read: (source) => source.creditNotes(),
+  externalId: (note) => note.CreditNoteID,
+  map: mapCreditNote,
+  row: (mapped) => mapped.note,
+  table: creditNotes,
+  columns: CREDIT_NOTE_COLUMNS,
+  conflict: ["orgId", "externalId"],
+  idPrefix: "cn",
+  subsets: [{ count: "creditNotes" }],
+  subsetOf: () => 0,
+  children: [
+    {
+      table: creditNoteLines,
+      parentKey: "creditNoteId",
+      columns: [...DOCUMENT_LINE_COLUMNS, "creditNoteId"],
+      idPrefix: "cnl",
+      rows: (mapped) => mapped.lines,
+    },
+    {
+      table: creditNoteAllocations,
+      parentKey: "creditNoteId",
+      columns: CREDIT_NOTE_ALLOCATION_COLUMNS,
+      idPrefix: "cna",
+      rows: (mapped) => mapped.allocations,
+    },
+  ],
+};
+
+/**
+ * Purchase orders with their lines. suppressedReason belongs to the bill matcher: it is not
+ * among the columns, so it is inserted as null and never overwritten here.
+ */
+const purchaseOrderType: DocumentType<
+  typeof purchaseOrders,
+  XeroPurchaseOrder,
+  ReturnType<typeof mapPurchaseOrder>
+> = {
+  collection: "PurchaseOrders",
+  idField: "PurchaseOrderID",
+  read: (source) => source.purchaseOrders(),
+  externalId: (order) => order.PurchaseOrderID,
+  map: mapPurchaseOrder,
+  row: (mapped) => mapped.order,
+  table: purchaseOrders,
+  columns: PURCHASE_ORDER_COLUMNS,
+  conflict: ["orgId", "externalId"],
+  idPrefix: "po",
+  subsets: [{ count: "purchaseOrders" }],
+  subsetOf: () => 0,
+  children: [
+    {
+      table: purchaseOrderLines,
+      parentKey: "purchaseOrderId",
+      columns: [...DOCUMENT_LINE_COLUMNS, "purchaseOrderId"],
+      idPrefix: "pol",
+      rows: (mapped) => mapped.lines,
+    },
+  ],
+};
 
 // ─── The whole snapshot ──────────────────────────────────────────────────────────────────────
 
@@ -658,9 +681,9 @@ export async function projectLedger(tx: Tx, input: ProjectionInput): Promise<voi
     contactNames,
     lastPaymentDates,
   };
-  await writeInvoices(tx, input, ctx);
-  await writeCreditNotes(tx, input, ctx);
-  await writePurchaseOrders(tx, input, ctx);
+  await writeDocuments(tx, input, ctx, invoices);
+  await writeDocuments(tx, input, ctx, creditNoteType);
+  await writeDocuments(tx, input, ctx, purchaseOrderType);
 
   const btCount = counter(counts, "bankTransactions");
   const existingBts = await existingRows(tx, bankTransactions, orgId);

@@ -12,12 +12,12 @@ describe(`dashboard sources (${testDriver})`, () => {
   it("answer null before anything is computed, then read the stored forecast and brief", async () => {
     const { db } = await getTestDatabase();
     const org = await createTestOrg(db, { now: NOW });
-    expect(await defaultDashboardSources.latestForecast(db, org.id)).toBeNull();
+    expect(await defaultDashboardSources.latestForecast(db, org.id, NOW)).toBeNull();
     expect(await defaultDashboardSources.latestDailyBrief(db, org.id)).toBeNull();
 
     await importLedgerFolder(db, { orgId: org.id, folder: "test/fixtures/ledger-small", now: NOW });
     await recomputeForecasts(db, { orgId: org.id, now: NOW });
-    const forecast = await defaultDashboardSources.latestForecast(db, org.id);
+    const forecast = await defaultDashboardSources.latestForecast(db, org.id, NOW);
     expect(forecast?.weeks).toHaveLength(13);
     expect(forecast?.weeks[0]?.opening).toBe(forecast?.startingCash);
 

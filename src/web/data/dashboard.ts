@@ -1,9 +1,10 @@
 import { and, asc, eq, max, sql } from "drizzle-orm";
 import type { Db, DbOrTx } from "../../db/client.ts";
-import { bankAccounts, organisations } from "../../db/schema/index.ts";
+import { bankAccounts } from "../../db/schema/index.ts";
 import { getLatestBrief } from "../../services/brief/get-daily-brief.ts";
 import { NotFoundError } from "../../services/errors.ts";
 import { getForecast } from "../../services/forecast/get-forecast.ts";
+import { systemContext } from "../../services/system-context.ts";
 import type { ForecastInput } from "../dashboard/forecast-series.ts";
 
 /** Cash at the bank in one currency: the sum of reconciled balances of active accounts. */
@@ -57,46 +58,29 @@ export interface DailyBriefView {
  * exists yet, and the page says so.
  */
 export interface DashboardSources {
-  latestForecast(db: DbOrTx, orgId: string): Promise<ForecastInput | null>;
+  latestForecast(db: Db, orgId: string, now: Date): Promise<ForecastInput | null>;
   latestDailyBrief(db: DbOrTx, orgId: string): Promise<DailyBriefView | null>;
 }
 
 /**
  * The dashboard reads the very rows the API serves: the BASE scenario's latest forecast snapshot
- * (through the same service as `GET /api/agent/forecast`, as the system actor: people signed in
- * see real names) and the latest stored daily brief. null when none exists yet.
+ * (through the same service as `GET /api/agent/forecast`, as the system actor at the app clock's
+ * `now`: people signed in see real names) and the latest stored daily brief. null when none
+ * exists yet.
  */
 export const defaultDashboardSources: DashboardSources = {
-  async latestForecast(db, orgId) {
-    const [org] = await db.select().from(organisations).where(eq(organisations.id, orgId));
-    if (!org) return null;
+  async latestForecast(db, orgId, now) {
     try {
-      const forecast = await getForecast({
-        ctx: {
-          // The dashboard passes the app's Db; a transaction handle would serve the same reads.
-          db: db as Db,
-          now: new Date(),
-          org: {
-            id: org.id,
-            name: org.name,
-            baseCurrency: org.baseCurrency,
-            timezone: org.timezone,
-            financialYearEndMonth: org.financialYearEndMonth,
-            financialYearEndDay: org.financialYearEndDay,
-            billingAccountId: org.billingAccountId,
-          },
-          actor: { type: "system" },
-          scopes: [],
-        },
-      });
+      const ctx = await systemContext(db, orgId, now);
+      const forecast = await getForecast({ ctx });
       return {
         computedAt: forecast.computedAt,
         startingCash: forecast.startingCash,
-        currency: org.baseCurrency,
+        currency: ctx.org.baseCurrency,
         weeks: forecast.weeks,
       };
     } catch (err) {
-      if (err instanceof NotFoundError) return null; // no scenario or no snapshot yet
+      if (err instanceof NotFoundError) return null; // no organisation, scenario or snapshot yet
       throw err;
     }
   },

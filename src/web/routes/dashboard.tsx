@@ -11,12 +11,13 @@ import { requireRight, requireView } from "../request.ts";
 export function registerDashboardRoutes(web: Hono<AppEnv>, deps: WebDeps): void {
   const { db, clock } = deps;
   web.get("/", async (c) => {
-    const view = await requireView(c, db, clock.now());
+    const now = clock.now();
+    const view = await requireView(c, db, now);
     if (!view.org) return renderPage(c, <NoOrgPage view={view} />);
     const org = requireRight(view, "dashboard.view");
     const [cash, forecast, brief] = await Promise.all([
       cashToday(db, org.id),
-      deps.dashboard.latestForecast(db, org.id),
+      deps.dashboard.latestForecast(db, org.id, now),
       deps.dashboard.latestDailyBrief(db, org.id),
     ]);
     return renderPage(

@@ -1,5 +1,5 @@
 import { cursorSecretOf } from "../../../config.ts";
-import { listPaging } from "../../../services/invoices/paging.ts";
+import { listPaging } from "../../../services/lists/paging.ts";
 import type { Api } from "../../api.ts";
 import type { AppDeps } from "../../env.ts";
 import { createMetering } from "../../pipeline/metering.ts";

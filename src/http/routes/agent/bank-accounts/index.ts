@@ -1,3 +1,2 @@
 export { registerListBankAccounts } from "./list.ts";
-export type { BankAccountsResponse } from "./schema.ts";
-export { BankAccountSchema, BankAccountsResponseSchema } from "./schema.ts";
+export { BankAccountsResponseSchema } from "./schema.ts";

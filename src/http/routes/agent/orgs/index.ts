@@ -1,3 +1,2 @@
 export { registerListOrgs } from "./list.ts";
-export type { OrgsResponse } from "./schema.ts";
 export { OrgsResponseSchema } from "./schema.ts";

@@ -1,3 +1,1 @@
 export { registerRevenueSummary } from "./get.ts";
-export type { RevenueSummaryResponse } from "./schema.ts";
-export { RevenueSummaryResponseSchema } from "./schema.ts";

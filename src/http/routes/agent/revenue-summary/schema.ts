@@ -139,7 +139,6 @@ export const ExpensesSummaryResponseSchema = withAlerts(z.object(summaryFields))
 );
 
 export type RevenueSummaryResponse = z.infer<typeof RevenueSummaryResponseSchema>;
-export type ExpensesSummaryResponse = z.infer<typeof ExpensesSummaryResponseSchema>;
 
 const dateParam = (name: "dateFrom" | "dateTo", description: string) =>
   z
