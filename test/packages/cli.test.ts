@@ -210,7 +210,10 @@ describe(`runway, the agent CLI (${testDriver})`, () => {
     expect(badDate.code).toBe(EXIT.usage);
     expect(badDate.stderr).toMatch(/invalid_parameter/);
     expect((await runway(["status"], env)).code).toBe(EXIT.auth); // not logged in
-    expect((await runway(["status", "--token", `${key.slice(0, -1)}0`], env)).code).toBe(EXIT.auth);
+    // A wrong token: the last character changed (never to itself, which a fixed "0" would be for
+    // a key that already ends in "0").
+    const wrongToken = `${key.slice(0, -1)}${key.endsWith("0") ? "1" : "0"}`;
+    expect((await runway(["status", "--token", wrongToken], env)).code).toBe(EXIT.auth);
     expect((await runway(["bank-accounts"], { ...env, CASHRUNWAY_TOKEN: key })).code).toBe(
       EXIT.auth,
     );

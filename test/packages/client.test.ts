@@ -155,7 +155,11 @@ describe(`@cashrunway/client (${testDriver})`, () => {
 
     const bad = await client
       .get("/api/agent/bank-accounts")
-      .then(() => clientOf(t.app, `${key.key.slice(0, -1)}x`).get("/api/agent/bank-accounts"))
+      .then(() =>
+        clientOf(t.app, `${key.key.slice(0, -1)}${key.key.endsWith("x") ? "y" : "x"}`).get(
+          "/api/agent/bank-accounts",
+        ),
+      )
       .catch((e: unknown) => e);
     expect(bad).toMatchObject({ status: 401, code: "unauthorized" });
 
