@@ -16,13 +16,27 @@ export const CsrfField: FC<{ token: string; orgId?: string | undefined }> = ({ t
   </>
 );
 
-export type NavKey = "dashboard" | "keys" | "sensitive" | "partners" | "billing" | "none";
+export type NavKey =
+  | "dashboard"
+  | "scenarios"
+  | "categories"
+  | "keys"
+  | "sensitive"
+  | "partners"
+  | "billing"
+  | "none";
 
 const NAV: { key: NavKey; href: string; label: string; show: (v: WebView) => boolean }[] = [
   {
     key: "dashboard",
     href: "/",
     label: "Dashboard",
+    show: (v) => can(v.org?.role, "dashboard.view"),
+  },
+  {
+    key: "scenarios",
+    href: "/settings/scenarios",
+    label: "Scenarios",
     show: (v) => can(v.org?.role, "dashboard.view"),
   },
   {
