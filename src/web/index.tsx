@@ -10,6 +10,7 @@ import { ErrorPage } from "./pages/error.tsx";
 import { renderPage } from "./render.ts";
 import { loadWebView, refuseNul, type WebContext, WebError, WebRedirect } from "./request.ts";
 import { registerAuthRoutes } from "./routes/auth.tsx";
+import { registerCategoryRoutes } from "./routes/categories.tsx";
 import { registerDashboardRoutes } from "./routes/dashboard.tsx";
 import { registerKeyRoutes } from "./routes/keys.tsx";
 import { registerPartnerRoutes } from "./routes/partners.tsx";
@@ -125,6 +126,7 @@ export function registerWeb(app: Api, deps: AppDeps, opts: WebOptions = {}): voi
   registerSettingsRoutes(web, webDeps);
   registerPartnerRoutes(web, webDeps);
   registerScenarioRoutes(web, webDeps);
+  registerCategoryRoutes(web, webDeps);
 
   web.all("/settings/*", () => {
     throw new WebError(404, "Not found", "There is no such page.");

@@ -21,6 +21,7 @@ const PAGES = [
   "/settings/partners",
   "/settings/billing",
   "/settings/scenarios",
+  "/settings/categories",
 ];
 
 /**
@@ -187,6 +188,30 @@ describe.skipIf(!hasChromium)(`owner's screens in headless Chromium (${testDrive
       headers: { Authorization: `Bearer ${key}` },
     });
     expect(gone.status).toBe(404);
+  });
+
+  it("moves the revenue summary's gross profit when an account leaves revenue", async () => {
+    type Summary = { grossProfit: { revenue: string; costOfGoods: string } };
+    const before = await api<Summary>("/revenue/summary");
+    expect(money(before.grossProfit.revenue).greaterThan(0)).toBe(true);
+    await page.goto(`${base}/settings/categories?q=Sales`);
+    const row = page.locator("#categories tbody tr", { hasText: /^Sales/ }).first();
+    await expect(row.locator("select[name=position]").inputValue()).resolves.toBe("default");
+    await row.locator("select[name=included]").selectOption("no");
+    await row.locator("button[type=submit]").click();
+    await expect(page.locator(".notice.ok").textContent()).resolves.toMatch(
+      /Saved Sales: excluded from burn, Revenue/,
+    );
+    const after = await api<Summary>("/revenue/summary");
+    expect(money(after.grossProfit.revenue).lessThan(before.grossProfit.revenue)).toBe(true);
+    // Back to the ledger's default: the figure returns exactly.
+    const again = page.locator("#categories tbody tr", { hasText: /^Sales/ }).first();
+    await again.locator("select[name=included]").selectOption("default");
+    await again.locator("button[type=submit]").click();
+    await page.locator(".notice.ok").waitFor();
+    expect((await api<Summary>("/revenue/summary")).grossProfit.revenue).toBe(
+      before.grossProfit.revenue,
+    );
   });
 
   it("fits a 390 px phone on every page, without sideways scrolling", async () => {

@@ -27,15 +27,18 @@ const rows = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
 
 /** The chart of accounts as `code → service id` (the first account of a code) and infos. */
 async function loadAccounts(db: DbOrTx, orgId: string) {
-  const list = rows<{ id: string; code: string | null; name: string }>(
+  const list = rows<{ id: string; code: string | null; name: string; excluded: boolean }>(
     await db.execute(sql`
-      SELECT id, code, name FROM ledger_accounts WHERE org_id = ${orgId}
+      SELECT id, code, name, (include_in_burn IS FALSE) AS excluded
+      FROM ledger_accounts WHERE org_id = ${orgId}
       ORDER BY code COLLATE "C" NULLS LAST, id COLLATE "C"`),
   );
   const byCode = new Map<string, string>();
   for (const a of list) if (a.code && !byCode.has(a.code)) byCode.set(a.code, a.id);
   const infos: AccountInfo[] = list.map((a) => ({ id: a.id, name: a.name }));
-  return { byCode, infos };
+  // Accounts the owner took out of burn (Settings → Account categories).
+  const excluded = new Set(list.filter((a) => a.excluded).map((a) => a.id));
+  return { byCode, infos, excluded };
 }
 
 /**
@@ -53,7 +56,7 @@ export async function loadForecastInput(
   const today = localDate(now, org.timezone);
   const since = addDays(today, -HISTORY_DAYS);
   const cash = await computeStartingCash(db, org, now);
-  const { byCode, infos } = await loadAccounts(db, orgId);
+  const { byCode, infos, excluded } = await loadAccounts(db, orgId);
   const account = (code: string | null) => (code ? (byCode.get(code) ?? null) : null);
 
   const openItems: OpenItem[] = rows<{
@@ -160,6 +163,8 @@ export async function loadForecastInput(
               AND date >= ${since}::date AND date <= ${today}::date
             ORDER BY id COLLATE "C"`),
         );
+  // The owner's exclusions filter the history at the input: an account taken out of burn
+  // produces no recurring run rate (open documents, which are owed, still count).
   const recurringHistory: RecurringHistoryEntry[] = [
     ...bills.map(
       (b): RecurringHistoryEntry => ({
@@ -187,7 +192,7 @@ export async function loadForecastInput(
         currencyRate: null,
       }),
     ),
-  ];
+  ].filter((h) => h.accountId === null || !excluded.has(h.accountId));
 
   const customers: CustomerInfo[] = rows<{ contactId: string; name: string; active: boolean }>(
     await db.execute(sql`

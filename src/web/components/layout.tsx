@@ -46,6 +46,12 @@ const NAV: { key: NavKey; href: string; label: string; show: (v: WebView) => boo
     show: (v) => can(v.org?.role, "keys.view"),
   },
   {
+    key: "categories",
+    href: "/settings/categories",
+    label: "Categories",
+    show: (v) => can(v.org?.role, "sensitive.view"),
+  },
+  {
     key: "sensitive",
     href: "/settings/sensitive",
     label: "Sensitive data",
