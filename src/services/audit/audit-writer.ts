@@ -8,10 +8,10 @@ import type { Logger } from "../../logger.ts";
 /** Where the pipeline sends one audit row per authenticated agent request. */
 export interface AuditWriter {
   /**
-   * Accepts one row: nothing when it is accepted at once (the batched writer's buffer), else a
-   * promise that resolves once it is (committed) and rejects if it cannot be kept.
+   * Accepts one row: resolves once it is kept (committed, or buffered by the batched writer),
+   * rejects if it cannot be.
    */
-  write(row: AgentRequestAudit): Promise<void> | void;
+  write(row: AgentRequestAudit): Promise<void>;
   /** Commits everything accepted so far. */
   flush(): Promise<void>;
   /** Flushes and stops the timer; used on graceful shutdown. */
@@ -175,14 +175,14 @@ export class BatchedAuditWriter implements AuditWriter {
     return this.opts.intervalMs ?? 100;
   }
 
-  write(row: AgentRequestAudit): Promise<void> | undefined {
+  async write(row: AgentRequestAudit): Promise<void> {
     this.buffer.push(row);
     if (this.closed || this.buffer.length >= (this.opts.maxBuffered ?? 20_000)) {
-      return this.flushWith(row);
+      await this.flushWith(row);
+      return;
     }
     if (this.buffer.length >= (this.opts.batchSize ?? 1000)) void this.flushQuietly();
     else this.schedule(this.intervalMs);
-    return undefined;
   }
 
   /** Commits the buffer, `row` included, before `row`'s request answers. */
