@@ -1,5 +1,4 @@
 import { sql } from "drizzle-orm";
-import { boolArray, intArray, textArray } from "../../db/array-literal.ts";
 import type { DbOrTx } from "../../db/client.ts";
 import { type AgentRequestAudit, recordAgentRequest } from "../../db/queries/audit.ts";
 import { isoInstant } from "../../domain/iso-instant.ts";
@@ -82,14 +81,14 @@ function insertRows(rows: readonly AgentRequestAudit[]) {
     requests[i] = r.requestId;
     ats[i] = isoInstant(r.at.getTime());
   }
-  // One bound parameter per column, sent as an array literal (db/array-literal.ts).
+  // One parameter per column: an array the driver binds.
   return sql`
     insert into audit_events (key_id, org_id, method, route, status, sensitive, reason,
                               request_id, at)
     select * from unnest(
-      ${textArray(keys)}::text[], ${textArray(orgs)}::text[], ${textArray(methods)}::text[],
-      ${textArray(routes)}::text[], ${intArray(statuses)}::int[], ${boolArray(sensitive)}::boolean[],
-      ${textArray(reasons)}::text[], ${textArray(requests)}::text[], ${textArray(ats)}::timestamptz[])`;
+      ${sql.param(keys)}::text[], ${sql.param(orgs)}::text[], ${sql.param(methods)}::text[],
+      ${sql.param(routes)}::text[], ${sql.param(statuses)}::int[], ${sql.param(sensitive)}::boolean[],
+      ${sql.param(reasons)}::text[], ${sql.param(requests)}::text[], ${sql.param(ats)}::timestamptz[])`;
 }
 
 /** `greatest()` keeps the stamps monotonic whatever order batches commit in. */
@@ -98,8 +97,8 @@ function stampKeys(stamps: ReturnType<typeof latestStamps>) {
     update api_keys k
        set last_used_at = greatest(k.last_used_at, latest.at),
            last_sensitive_access_at = greatest(k.last_sensitive_access_at, latest.sensitive_at)
-      from unnest(${textArray(stamps.keys)}::text[], ${textArray(stamps.ats)}::timestamptz[],
-                  ${textArray(stamps.sensitiveAts)}::timestamptz[])
+      from unnest(${sql.param(stamps.keys)}::text[], ${sql.param(stamps.ats)}::timestamptz[],
+                  ${sql.param(stamps.sensitiveAts)}::timestamptz[])
            as latest(key_id, at, sensitive_at)
      where k.id = latest.key_id`;
 }

@@ -40,7 +40,6 @@ import {
   pgCreditStore,
 } from "./credit-store.ts";
 import type { GiveUp } from "./keyed-batcher.ts";
-import { reservingCreditStore } from "./reserving-credit-store.ts";
 
 /** A request that passed authentication, organisation and scope, as metering sees it. */
 export interface MeterRequest {
@@ -96,7 +95,7 @@ export interface MeteringOptions {
   burst?: BurstLimiter;
   /** Default: DEFAULT_LIMITS (the spec's). */
   limits?: MeteringLimits;
-  /** Default: `reservingCreditStore(db)` (group admission, reservations for busy pairs). */
+  /** Default: `pgCreditStore(db)` (group admission). */
   store?: CreditStore;
   /** A store call slower than this answers 503 (and is refunded if it admits later). */
   storeTimeoutMs?: number;
@@ -229,7 +228,7 @@ export class Metering {
     this.limits = opts.limits ?? DEFAULT_LIMITS;
     this.burst =
       opts.burst ?? new InProcessBurstLimiter(this.limits.burstLimit, this.limits.burstWindowMs);
-    this.store = opts.store ?? reservingCreditStore(opts.db);
+    this.store = opts.store ?? pgCreditStore(opts.db);
     this.storeTimeoutMs = opts.storeTimeoutMs ?? 2_000;
   }
 
@@ -270,12 +269,10 @@ export class Metering {
       requestId: req.requestId,
       packs: this.limits.topUpPack,
     };
-    const admitted =
-      this.store.admitHeld?.(input) ??
-      (await this.guard(
-        (signal) => this.store.admit({ ...input, signal }),
-        (late) => this.refundLate(late),
-      ));
+    const admitted = await this.guard(
+      (signal) => this.store.admit({ ...input, signal }),
+      (late) => this.refundLate(late),
+    );
     return this.charged(req, org.id, burst, burstState, admitted);
   }
 
@@ -347,7 +344,6 @@ export class Metering {
   }
 
   async close(): Promise<void> {
-    await this.store.close?.();
     await this.burst.close();
   }
 
