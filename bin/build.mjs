@@ -12,7 +12,7 @@
 // server uses (@cashrunway/mcp, @cashrunway/client) are bundled from their sources, so they need
 // no build of their own. Every output file sits two folders below the repository, as the sources
 // do, so paths a module finds relative to itself (../../package.json, ../../drizzle) hold.
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -62,14 +62,21 @@ export function isStale() {
   return !(built >= newestSourceTime());
 }
 
-/** Bundles the sources into dist/cli/ and stamps the output with the sources' time. */
+/**
+ * Bundles the sources into a fresh folder beside dist/cli/, stamps it with the sources' time and
+ * swaps it in whole: a process starting meanwhile (or another build: two test workers, say) sees
+ * the old bundle or the new one, never a mix.
+ */
 export async function build() {
   const esbuild = await import("esbuild");
   const builtFrom = newestSourceTime();
-  const result = await esbuild.build({
+  const fresh = `${OUT}.building-${process.pid}`;
+  const old = `${OUT}.old-${process.pid}`;
+  rmSync(fresh, { recursive: true, force: true });
+  await esbuild.build({
     absWorkingDir: ROOT,
     entryPoints: [join(ROOT, "src/cli/main.ts")],
-    outdir: OUT,
+    outdir: fresh,
     bundle: true,
     // `serve` imports the server on demand: its own chunk, which other commands never load.
     splitting: true,
@@ -85,19 +92,21 @@ export async function build() {
     target: "node20",
     sourcemap: "linked",
     tsconfig: join(ROOT, "tsconfig.json"),
-    metafile: true,
     logLevel: "warning",
   });
-  // Chunks of an earlier build are removed: their names change with their contents.
-  const written = new Set(Object.keys(result.metafile.outputs).map((p) => join(ROOT, p)));
-  for (const name of readdirSync(OUT)) {
-    const path = join(OUT, name);
-    if (!written.has(path) && !written.has(path.replace(/\.map$/, ""))) {
-      rmSync(path, { force: true, recursive: true });
-    }
+  writeFileSync(join(fresh, ".built-from"), `${builtFrom}\n`);
+  try {
+    renameSync(OUT, old);
+  } catch {
+    // No earlier build, or another build swapped it away a moment ago.
   }
-  writeFileSync(STAMP, `${builtFrom}\n`);
-  return result;
+  try {
+    renameSync(fresh, OUT);
+  } catch {
+    // Another build of the same sources got there first; its output stays.
+  }
+  rmSync(old, { recursive: true, force: true });
+  rmSync(fresh, { recursive: true, force: true });
 }
 
 /** Dependencies that read files next to their own code, left as imports of node_modules. */
