@@ -66,6 +66,8 @@ export const syncRuns = pgTable(
     /** Rows read and written per collection, e.g. `{ "invoices": { "read": 10, "written": 10 } }`. */
     counts: jsonb("counts"),
     error: text("error"),
+    /** Calls made to the ledger's API (live syncs only; 429s and retries included). */
+    ledgerCalls: integer("ledger_calls"),
   },
   (t) => [index("sync_runs_org_started_idx").on(t.orgId, t.startedAt)],
 );

@@ -175,3 +175,12 @@ export async function categoriesVersion(db: DbOrTx, orgId: string): Promise<stri
   )[0];
   return row?.v ?? "none";
 }
+
+/** Ids of the accounts the owner took out of burn and revenue (an explicit choice, not a default). */
+export async function accountsExcludedFromBurn(db: DbOrTx, orgId: string): Promise<Set<string>> {
+  const rows = await db
+    .select({ id: ledgerAccounts.id })
+    .from(ledgerAccounts)
+    .where(and(eq(ledgerAccounts.orgId, orgId), eq(ledgerAccounts.includeInBurn, false)));
+  return new Set(rows.map((r) => r.id));
+}
