@@ -38,6 +38,7 @@ describe("loadConfig", () => {
     ["CASHRUNWAY_NOW", "yesterday"],
     ["CASHRUNWAY_ENV", "staging"],
     ["LOG_LEVEL", "loud"],
+    ["LOG_FORMAT", "xml"],
   ])("stops on a bad %s, naming the variable", (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}=`));

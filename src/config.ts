@@ -37,6 +37,14 @@ const ConfigFields = z.object({
   CASHRUNWAY_NOW: z.iso.datetime({ offset: true }).optional(),
   CASHRUNWAY_ENV: z.enum(["dev", "prod"]).default("dev"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /**
+   * `serve`'s log lines: `json` (one object a line) or `pretty` (one readable line each); unset,
+   * pretty when stdout is a terminal, else json. They go to stderr, or to LOG_FILE when set;
+   * stdout carries only the lines written for people (progress, the URL, the key).
+   */
+  LOG_FORMAT: z.enum(["pretty", "json"]).optional(),
+  /** Appends the log lines to this file (created with its folder) instead of stderr. */
+  LOG_FILE: z.string().min(1).optional(),
   /** Shared burst limiter across instances (metering issue). */
   REDIS_URL: z
     .string()

@@ -19,6 +19,10 @@ const orgId = () =>
     .notNull()
     .references(() => organisations.id);
 const money = (name: string) => numeric(name);
+
+/** Where an account sits in the profit and loss (gap facts §2.4). */
+export const PNL_POSITIONS = ["REVENUE", "COGS", "OPEX", "OFF_PNL"] as const;
+export type PnlPosition = (typeof PNL_POSITIONS)[number];
 const day = (name: string) => date(name, { mode: "string" });
 const instant = (name: string) => timestamp(name, { withTimezone: true });
 
@@ -89,6 +93,13 @@ export const ledgerAccounts = pgTable(
     currency: text("currency"),
     taxType: text("tax_type"),
     isSensitive: boolean("is_sensitive").notNull().default(false),
+    /**
+     * The owner's choice on Settings → Account categories: counted in burn and revenue or not.
+     * null = the default from the account class (src/domain/categories).
+     */
+    includeInBurn: boolean("include_in_burn"),
+    /** The owner's P&L position (Revenue, COGS, OpEx, Off-P&L); null = the default from the type. */
+    pnlPosition: text("pnl_position", { enum: PNL_POSITIONS }),
     updatedAt: instant("updated_at"),
   },
   (t) => [
