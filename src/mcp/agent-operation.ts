@@ -2,11 +2,14 @@ import { randomUUID } from "node:crypto";
 import type { AgentAnswer } from "@cashrunway/mcp";
 import { type AgentPipeline, type QueryValues, runAgentCall } from "../http/pipeline/agent-call.ts";
 import { type Logger, lazyChild } from "../logger.ts";
+import type { AuthenticatedKey } from "../services/context.ts";
 
 /** One agent API operation, as an MCP tool call asks for it. */
 export interface AgentOperation {
   /** The caller's `Authorization` header, unchanged: the operation is the caller's. */
   authorization: string;
+  /** That header's key, as the MCP endpoint authenticated it for this request. */
+  key?: AuthenticatedKey;
   /** The endpoint's flat path template (`/api/agent/contacts/{id}`), or the nested-only brief's. */
   path: string;
   /** Path parameters besides `orgId`. */
@@ -71,6 +74,7 @@ export function pipelineRunner(
       path,
       query: queryValues(operation.query),
       authorization: operation.authorization,
+      ...(operation.key ? { key: operation.key } : {}),
       requestId,
       logger: lazyChild(logger, { requestId }),
     });
