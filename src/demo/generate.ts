@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { localDate } from "../domain/timezones.ts";
 import { money2 } from "./amounts.ts";
 import { bankSummaryJson, generateBanking, makeBankContacts } from "./banking.ts";
+import { type Business, businessProfile, DEFAULT_BUSINESS } from "./business.ts";
 import { dayOf, isoOf, msInstant } from "./calendar.ts";
 import { BANK_DIRECTOR, CHART_OF_ACCOUNTS, WAGES_ACCOUNT } from "./catalog.ts";
 import { creditNoteJson, remainingCreditOf } from "./documents.ts";
@@ -61,6 +62,8 @@ export interface GenerateDemoOptions {
   folder: string;
   /** Organisation name written to Organisation.json (default "Demo Pty Ltd"). */
   name?: string;
+  /** The kind of business (src/demo/business.ts); default `roaster`, the demo as it was. */
+  business?: Business;
 }
 
 /** A bank account's BankSummary line, as 2-dp decimal strings. */
@@ -167,7 +170,8 @@ export async function generateDemoLedger(opts: GenerateDemoOptions): Promise<Dem
   const scale = invoices / DEFAULT_DEMO_INVOICES;
 
   const root = new Prng(`cashrunway-demo:${seed}`);
-  const st = new GenState(root, today, start, nowMs, scale);
+  const business = businessProfile(opts.business ?? DEFAULT_BUSINESS);
+  const st = new GenState(root, today, start, nowMs, scale, business);
   const fx = new FxTable(root.fork("fx"), start, today - start);
   const names = new NameBook(root.fork("names"));
   const customers = makeCustomers(
@@ -176,6 +180,7 @@ export async function generateDemoLedger(opts: GenerateDemoOptions): Promise<Dem
     customersFor(invoices),
     start,
     today,
+    business,
   );
 
   await mkdir(folder, { recursive: true });

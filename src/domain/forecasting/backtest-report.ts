@@ -51,3 +51,19 @@ export function backtestTable(r: BacktestResult): string[] {
   }
   return out;
 }
+
+/**
+ * One line per business: at 1, 4 and 13 weeks, BASE's MAE against the better baseline (−40% =
+ * 40% below it) and |bias| ÷ MAE.
+ */
+export function familySummary(name: string, r: BacktestResult): string {
+  const cells = [1, 4, 13].map((h) => {
+    const base = r.scores.BASE[h - 1];
+    const best = betterBaseline(r, h);
+    if (!base || base.count === 0 || !best) return `${h}w: —`;
+    const vs = Number(best.mae) > 0 ? Number(base.mae) / Number(best.mae) - 1 : 0;
+    const bias = Number(base.mae) > 0 ? Math.abs(Number(base.bias)) / Number(base.mae) : 0;
+    return `${h}w ${`${vs >= 0 ? "+" : ""}${(vs * 100).toFixed(0)}%`.padStart(5)} bias ${bias.toFixed(2)}`;
+  });
+  return `${name.padEnd(18)} ${cells.join("   ")}`;
+}

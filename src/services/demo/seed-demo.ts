@@ -1,4 +1,5 @@
 import type { Db } from "../../db/client.ts";
+import type { Business } from "../../demo/business.ts";
 import {
   DEMO_ORG_NAME,
   DEMO_TIMEZONE,
@@ -22,6 +23,8 @@ export interface SeedDemoOptions {
   folder: string;
   /** Organisation name (default "Demo Pty Ltd"). */
   name?: string;
+  /** The kind of business (src/demo/business.ts); default the usual demo. */
+  business?: Business;
 }
 
 /** A seeded demo organisation, with its key (shown once) and the generation summary. */
@@ -56,6 +59,7 @@ export async function seedDemo(db: Db, opts: SeedDemoOptions): Promise<SeededDem
     folder: opts.folder,
     name,
     ...(opts.invoices === undefined ? {} : { invoices: opts.invoices }),
+    ...(opts.business === undefined ? {} : { business: opts.business }),
   });
   const org = await createOrganisation(
     db,
