@@ -26,8 +26,9 @@ export function backtestTable(r: BacktestResult): string[] {
     "flat MAE",
     "due MAE",
     "vs best",
+    "80% cover",
   ];
-  const widths = [4, 3, 13, 12, 7, 12, 12, 12, 8];
+  const widths = [4, 3, 13, 12, 7, 12, 12, 12, 8, 9];
   const row = (cells: string[]) => cells.map((c, i) => c.padStart(widths[i] ?? 8)).join(" ");
   const out = [row(head)];
   for (const h of r.horizons) {
@@ -46,6 +47,7 @@ export function backtestTable(r: BacktestResult): string[] {
         r.scores.flat[h - 1]?.mae ?? "—",
         r.scores.due_dates[h - 1]?.mae ?? "—",
         vs === null ? "—" : `${vs >= 0 ? "+" : ""}${(vs * 100).toFixed(0)}%`,
+        pct(r.intervalCoverage?.[h]),
       ]),
     );
   }
@@ -63,7 +65,8 @@ export function familySummary(name: string, r: BacktestResult): string {
     if (!base || base.count === 0 || !best) return `${h}w: —`;
     const vs = Number(best.mae) > 0 ? Number(base.mae) / Number(best.mae) - 1 : 0;
     const bias = Number(base.mae) > 0 ? Math.abs(Number(base.bias)) / Number(base.mae) : 0;
-    return `${h}w ${`${vs >= 0 ? "+" : ""}${(vs * 100).toFixed(0)}%`.padStart(5)} bias ${bias.toFixed(2)}`;
+    const cover = r.intervalCoverage?.[h];
+    return `${h}w ${`${vs >= 0 ? "+" : ""}${(vs * 100).toFixed(0)}%`.padStart(5)} bias ${bias.toFixed(2)} cover ${pct(cover)}`;
   });
   return `${name.padEnd(18)} ${cells.join("   ")}`;
 }
