@@ -1,4 +1,9 @@
 import { z } from "zod";
+import {
+  DEV_LEDGER_TOKEN_KEY,
+  LEDGER_CONFIG_FIELDS,
+  LEDGER_SECRET_VARIABLES,
+} from "./connector/xero/config.ts";
 
 /** The shortest CURSOR_SECRET accepted: 32 characters, as many bytes as the AES key. */
 export const CURSOR_SECRET_MIN_LENGTH = 32;
@@ -16,6 +21,7 @@ const SECRET_VARIABLES: ReadonlySet<string> = new Set([
   "CURSOR_SECRET",
   "CASHRUNWAY_LLM_API_KEY",
   "METRICS_TOKEN",
+  ...LEDGER_SECRET_VARIABLES,
 ]);
 
 /** Each variable's own rule (see `ConfigSchema` for the rules across variables). */
@@ -68,6 +74,8 @@ const ConfigFields = z.object({
     .string()
     .min(CURSOR_SECRET_MIN_LENGTH, `must be at least ${CURSOR_SECRET_MIN_LENGTH} characters`)
     .optional(),
+  /** The live ledger connection (docs/ledger.md). */
+  ...LEDGER_CONFIG_FIELDS,
 });
 
 /**
@@ -77,6 +85,13 @@ const ConfigFields = z.object({
  */
 export const ConfigSchema = ConfigFields.superRefine((config, issues) => {
   if (config.CASHRUNWAY_ENV !== "prod") return;
+  if (config.LEDGER_TOKEN_KEY === undefined || config.LEDGER_TOKEN_KEY === DEV_LEDGER_TOKEN_KEY) {
+    issues.addIssue({
+      code: "custom",
+      path: ["LEDGER_TOKEN_KEY"],
+      message: "required when CASHRUNWAY_ENV=prod (at least 32 characters, not the dev default)",
+    });
+  }
   if (config.CURSOR_SECRET === undefined) {
     issues.addIssue({
       code: "custom",

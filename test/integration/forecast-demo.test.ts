@@ -5,12 +5,18 @@ import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../src/db/client.ts";
 import { forecastScenarios, forecastSnapshots } from "../../src/db/schema/index.ts";
+import { forecastAtOrigin } from "../../src/domain/forecasting/backtest.ts";
+import { toCents } from "../../src/domain/forecasting/cents.ts";
 import { canonical, sum } from "../../src/domain/money.ts";
 import type { AccountBalancesResponse } from "../../src/http/routes/agent/account-balances/index.ts";
 import type { CashPositionResponse } from "../../src/http/routes/agent/cash-position/index.ts";
 import type { ForecastResponseBody } from "../../src/http/routes/agent/forecast/index.ts";
 import { seedDemo } from "../../src/services/demo/seed-demo.ts";
-import { backtestOrganisation } from "../../src/services/forecast/backtest.ts";
+import {
+  backtestOrganisation,
+  latestBacktest,
+  loadBacktestData,
+} from "../../src/services/forecast/backtest.ts";
 import { createTestKey, getJson, type TestApp, testApp } from "../helpers/api.ts";
 import { testDriver } from "../helpers/test-db.ts";
 
@@ -110,13 +116,36 @@ describe(`the demo organisation's cash and forecast (${testDriver})`, () => {
     expect(banks).toEqual(cash.body.accounts.map((a) => a.reconciledBalance).sort());
   });
 
-  it("beats both naive baselines at every horizon in the backtest", async () => {
-    const r = await backtestOrganisation(db, { orgId, now: NOW, weeks: 26 });
-    for (const h of [1, 4, 13]) {
-      const base = r.errorShare.BASE[h] ?? Number.POSITIVE_INFINITY;
-      expect(base, `horizon ${h}`).toBeLessThan(r.errorShare.flat[h] ?? 0);
-      expect(base, `horizon ${h}`).toBeLessThan(r.errorShare.due_dates[h] ?? 0);
-    }
-    expect(r.samples[13]?.count).toBe(14);
+  it("backtests the served engine: at origin = today it is the live forecast, week for week", async () => {
+    const data = await loadBacktestData(db, orgId, NOW);
+    expect(data.today).toBe("2026-11-22");
+    const replayed = forecastAtOrigin(data, data.today, toCents(data.currentCash));
+    const [live] = await db
+      .select({ payload: forecastSnapshots.payload })
+      .from(forecastSnapshots)
+      .innerJoin(forecastScenarios, eq(forecastScenarios.id, forecastSnapshots.scenarioId))
+      .where(and(eq(forecastSnapshots.orgId, orgId), eq(forecastScenarios.kind, "BASE")));
+    const served = live?.payload as { weeks: unknown[]; startingCash: string };
+    expect(replayed.startingCash).toBe(served.startingCash);
+    expect(replayed.weeks).toEqual(served.weeks);
+    // Purchase orders and ledger expected dates are in both (the old backtest left them out).
+    expect(replayed.lines.some((l) => l.source === "PURCHASE_ORDER")).toBe(true);
   }, 60_000);
+
+  it("scores BASE and both naive baselines at every horizon, and stores the result", async () => {
+    const r = await backtestOrganisation(db, { orgId, now: NOW, origins: 39 });
+    expect(r.origins).toHaveLength(39);
+    expect(r.scores.BASE.map((s) => s.horizon)).toEqual([
+      1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+    ]);
+    expect(r.scores.BASE[12]?.count).toBe(27);
+    for (const h of [1, 4, 13]) {
+      const base = Number(r.scores.BASE[h - 1]?.mae);
+      expect(base, `horizon ${h}`).toBeLessThan(Number(r.scores.flat[h - 1]?.mae));
+      expect(base, `horizon ${h}`).toBeLessThan(Number(r.scores.due_dates[h - 1]?.mae));
+    }
+    const stored = await latestBacktest(db, orgId);
+    expect(stored?.asOfDate).toBe("2026-11-22");
+    expect(stored?.result.scores.BASE[0]).toEqual(r.scores.BASE[0]);
+  }, 120_000);
 });
