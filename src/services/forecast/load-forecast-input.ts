@@ -66,7 +66,7 @@ export async function loadBooks(
   const changedAfter =
     cutoff === null
       ? sql`true`
-      : sql`(ledger_updated_at IS NULL OR (ledger_updated_at AT TIME ZONE ${tz})::date > ${cutoff}::date)`;
+      : sql`(ledger_updated_at AT TIME ZONE ${tz})::date > ${cutoff}::date`;
   const docFilter =
     since === null
       ? sql`true`
@@ -108,7 +108,7 @@ export async function loadBooks(
   const credited = new Map<string, { date: string; amount: string }[]>();
   const rebuilt = docRows.filter((d) => {
     const on = localDay(d.updatedAt, tz);
-    return cutoff === null || on === null || on > cutoff;
+    return cutoff === null || (on !== null && on > cutoff);
   });
   if (rebuilt.length > 0) {
     const only =
