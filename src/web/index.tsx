@@ -13,6 +13,8 @@ import { registerAuthRoutes } from "./routes/auth.tsx";
 import { registerCategoryRoutes } from "./routes/categories.tsx";
 import { registerDashboardRoutes } from "./routes/dashboard.tsx";
 import { registerKeyRoutes } from "./routes/keys.tsx";
+import { ledgerDepsFor } from "./routes/ledger.tsx";
+import { registerLedgerSettingsRoutes } from "./routes/ledger-settings.tsx";
 import { registerPartnerRoutes } from "./routes/partners.tsx";
 import { registerScenarioRoutes } from "./routes/scenarios.tsx";
 import { registerSettingsRoutes } from "./routes/settings.tsx";
@@ -127,6 +129,7 @@ export function registerWeb(app: Api, deps: AppDeps, opts: WebOptions = {}): voi
   registerPartnerRoutes(web, webDeps);
   registerScenarioRoutes(web, webDeps);
   registerCategoryRoutes(web, webDeps);
+  registerLedgerSettingsRoutes(web, webDeps, ledgerDepsFor(deps));
 
   web.all("/settings/*", () => {
     throw new WebError(404, "Not found", "There is no such page.");

@@ -222,6 +222,37 @@ export async function chooseTenant(
   return { status: "linked", orgId: auth.orgId, ...pick(tenant) };
 }
 
+/**
+ * The tenant choice waiting for this session in `orgId` (a callback that reached several ledger
+ * organisations), newest first; null when there is none or it expired.
+ */
+export async function pendingTenantChoice(
+  deps: LedgerDeps,
+  input: { orgId: string; sessionDigest: string },
+): Promise<{ stateDigest: string; tenants: { tenantId: string; tenantName: string }[] } | null> {
+  const [row] = await deps.db
+    .select({
+      stateDigest: ledgerAuthorizations.stateDigest,
+      tenants: ledgerAuthorizations.tenants,
+    })
+    .from(ledgerAuthorizations)
+    .where(
+      and(
+        eq(ledgerAuthorizations.orgId, input.orgId),
+        eq(ledgerAuthorizations.sessionDigest, input.sessionDigest),
+        eq(ledgerAuthorizations.status, "choose_tenant"),
+        sql`${ledgerAuthorizations.expiresAt} > ${deps.now()}`,
+      ),
+    )
+    .orderBy(desc(ledgerAuthorizations.createdAt))
+    .limit(1);
+  if (!row) return null;
+  return {
+    stateDigest: row.stateDigest,
+    tenants: ((row.tenants ?? []) as LedgerTenant[]).map(pick),
+  };
+}
+
 /** The state of a headless authorization, for `ledger connect` waiting on the callback. */
 export async function authorizationStatus(
   deps: LedgerDeps,

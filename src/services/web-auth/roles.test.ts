@@ -17,6 +17,7 @@ const TABLE: Record<WebAction, [owner: boolean, admin: boolean, member: boolean]
   "forecast.manage": [true, true, false],
   "billing.view": [true, false, false],
   "billing.manage": [true, false, false],
+  "ledger.manage": [true, true, false],
 };
 
 describe("role rights", () => {

@@ -44,6 +44,8 @@ export const WEB_ACTIONS = [
   "billing.view",
   /** Change billing settings (automatic top-up; payment details when a processor exists). */
   "billing.manage",
+  /** Connect, pick the tenant of, reconnect, disconnect and sync the live ledger (Xero). */
+  "ledger.manage",
 ] as const;
 export type WebAction = (typeof WEB_ACTIONS)[number];
 
@@ -70,6 +72,7 @@ export const ROLE_RIGHTS: Readonly<Record<Role, readonly WebAction[]>> = {
     "sensitive.manage",
     "partners.manage",
     "forecast.manage",
+    "ledger.manage",
   ],
   member: VIEW,
 };

@@ -20,6 +20,7 @@ export type NavKey =
   | "dashboard"
   | "scenarios"
   | "categories"
+  | "ledger"
   | "keys"
   | "sensitive"
   | "partners"
@@ -37,6 +38,12 @@ const NAV: { key: NavKey; href: string; label: string; show: (v: WebView) => boo
     key: "scenarios",
     href: "/settings/scenarios",
     label: "Scenarios",
+    show: (v) => can(v.org?.role, "dashboard.view"),
+  },
+  {
+    key: "ledger",
+    href: "/settings/ledger",
+    label: "Ledger",
     show: (v) => can(v.org?.role, "dashboard.view"),
   },
   {

@@ -28,6 +28,21 @@ export function requestSync(deps: LedgerDeps, orgId: string): Promise<LedgerSync
   return run;
 }
 
+/** Whether this process is syncing `orgId` now (the settings page shows progress). */
+export function isSyncing(orgId: string): boolean {
+  return running.has(orgId);
+}
+
+/** The ledger services as the app's routes use them (callback, webhook, settings page). */
+export function ledgerDepsFor(appDeps: AppDeps): LedgerDeps {
+  return createLedgerDeps({
+    db: appDeps.database.db,
+    settings: appDeps.config,
+    publicBaseUrl: `http://${appDeps.config.HOST}:${appDeps.config.PORT}`,
+    now: () => appDeps.clock.now(),
+  });
+}
+
 /** True when `signature` is the base64 HMAC-SHA256 of `body` under `key` (constant time). */
 export function validWebhookSignature(
   body: string,
@@ -45,18 +60,14 @@ export function validWebhookSignature(
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-function page(title: string, lines: string[]): string {
+function page(title: string, lines: string[], back = false): string {
   const esc = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title></head><body><h1>${esc(title)}</h1>${lines.map((l) => `<p>${esc(l)}</p>`).join("")}</body></html>`;
+  const link = back ? `<p><a href="/settings/ledger">Back to the ledger connection</a></p>` : "";
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title></head><body><h1>${esc(title)}</h1>${lines.map((l) => `<p>${esc(l)}</p>`).join("")}${link}</body></html>`;
 }
 
 export function registerLedgerRoutes(app: Hono<AppEnv>, appDeps: AppDeps): void {
-  const deps = createLedgerDeps({
-    db: appDeps.database.db,
-    settings: appDeps.config,
-    publicBaseUrl: `http://${appDeps.config.HOST}:${appDeps.config.PORT}`,
-    now: () => appDeps.clock.now(),
-  });
+  const deps = ledgerDepsFor(appDeps);
 
   app.get("/ledger/callback", async (c) => {
     c.header("Cache-Control", "no-store");
@@ -77,12 +88,16 @@ export function registerLedgerRoutes(app: Hono<AppEnv>, appDeps: AppDeps): void 
         void requestSync(deps, outcome.orgId).catch((err: unknown) =>
           c.get("logger").error({ err }, "ledger sync after connect failed"),
         );
+        // Started from the settings screen: back to it, where the sync's progress shows.
+        if (cookie) return c.redirect("/settings/ledger?notice=connected", 303);
         return c.html(
           page("Ledger connected", [
             `Linked to ${outcome.tenantName}. The first sync has started; you can close this window.`,
           ]),
         );
       }
+      // The settings page lists the pending choice of this session.
+      if (cookie) return c.redirect("/settings/ledger", 303);
       return c.html(
         page("Choose the ledger organisation", [
           "The authorization reaches several organisations:",
@@ -92,7 +107,7 @@ export function registerLedgerRoutes(app: Hono<AppEnv>, appDeps: AppDeps): void 
       );
     } catch (e) {
       if (e instanceof LedgerConnectError) {
-        return c.html(page("Ledger not connected", [e.message]), 400);
+        return c.html(page("Ledger not connected", [e.message], Boolean(cookie)), 400);
       }
       throw e;
     }
