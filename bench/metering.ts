@@ -11,8 +11,7 @@
  *   sequential — one call at a time (BENCH_METER_CALLS, default 3,000; the first 500 dropped);
  *   concurrent — BENCH_CONNECTIONS (10) callers in a loop for BENCH_SECONDS (5), which is how
  *                group admission batches them (src/services/metering/keyed-batcher.ts).
- * Each with the production credit store (reservations for busy pairs) and, in process, with group
- * admission alone. It prints p50, p99 and max in milliseconds and calls/s for the concurrent case.
+ * With the production credit store (group admission). It prints p50, p99 and max in milliseconds and calls/s for the concurrent case.
  */
 import { randomUUID } from "node:crypto";
 import type { Database } from "../src/db/client.ts";
@@ -23,7 +22,6 @@ import { setBilling } from "../src/services/billing/set-billing.ts";
 import { authenticateKey } from "../src/services/keys/authenticate-key.ts";
 import { createApiKey } from "../src/services/keys/create-api-key.ts";
 import { resolveTargetOrg } from "../src/services/keys/resolve-target-org.ts";
-import { pgCreditStore } from "../src/services/metering/credit-store.ts";
 import { Metering, type MeterRequest } from "../src/services/metering/metering.ts";
 import { RedisBurstLimiter } from "../src/services/metering/redis-burst-limiter.ts";
 import { createOrganisation } from "../src/services/orgs/create-organisation.ts";
@@ -127,13 +125,9 @@ console.log(
 for (const driver of DRIVERS) {
   const database = await openBenchDatabase(driver);
   try {
-    // The production store (reservations for busy pairs), then group admission alone.
-    for (const [name, store] of [
-      ["reserving", undefined],
-      ["group-only", pgCreditStore(database.db)],
-    ] as const) {
-      const metering = new Metering({ db: database.db, logger, limits, store });
-      await run(database, "in-process", metering, name);
+    {
+      const metering = new Metering({ db: database.db, logger, limits });
+      await run(database, "in-process", metering, "group");
       await metering.close();
     }
     if (withRedis && driver === "postgres") {
@@ -145,7 +139,7 @@ for (const driver of DRIVERS) {
       });
       if (!(await burst.connect())) throw new Error("Redis stopped answering");
       const metering = new Metering({ db: database.db, logger, limits, burst });
-      await run(database, "redis", metering, "reserving");
+      await run(database, "redis", metering, "group");
       await metering.close();
     }
   } finally {

@@ -25,7 +25,6 @@ import { createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import type { Database } from "../src/db/client.ts";
 import {
-  creditReservations,
   creditUses,
   creditWindows,
   dailyQuotaUsage,
@@ -67,12 +66,11 @@ const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 10);
 const ONLY = env.BENCH_ONLY?.split(",");
 
 /**
- * Forgets the bench organisation's query-credit uses, windows, reservations and daily bucket, and
+ * Forgets the bench organisation's query-credit uses, windows and daily bucket, and
  * vacuums those tables: each run starts its clock at the same instant, so the rows a run deletes
  * lie where the next run's uses go, and a database without autovacuum (the development and CI
  * machines have it off) kept them all as dead index entries that every window lookup of later
- * runs stepped over (seen: 4 million of them, 1–2 ms per `metering_reserve` or
- * `metering_admit_batch`; docs/benchmarks.md, "Stop 10").
+ * runs stepped over (seen: 4 million of them, 1–2 ms per `metering_admit_batch`; docs/benchmarks.md, "Stop 10").
  */
 async function resetMetering(database: Database, orgId: string): Promise<void> {
   const [org] = await database.db
@@ -82,14 +80,11 @@ async function resetMetering(database: Database, orgId: string): Promise<void> {
   if (!org?.account) return;
   const account = org.account;
   await database.db.transaction(async (tx) => {
-    await tx.delete(creditReservations).where(eq(creditReservations.billingAccountId, account));
     await tx.delete(creditUses).where(eq(creditUses.billingAccountId, account));
     await tx.delete(creditWindows).where(eq(creditWindows.billingAccountId, account));
     await tx.delete(dailyQuotaUsage).where(eq(dailyQuotaUsage.orgId, orgId));
   });
-  await database.db.execute(
-    sql`vacuum (analyze) credit_uses, credit_windows, credit_reservations, daily_quota_usage`,
-  );
+  await database.db.execute(sql`vacuum (analyze) credit_uses, credit_windows, daily_quota_usage`);
 }
 
 interface Row {

@@ -4,7 +4,7 @@ import { createApi } from "./http/api.ts";
 import type { AppDeps, AppEnv } from "./http/env.ts";
 import { onError } from "./http/errors.ts";
 import { allowedMethodsOf, notServed } from "./http/method-not-allowed.ts";
-import { bearerToken } from "./http/pipeline/authenticate.ts";
+import { bearerToken } from "./http/pipeline/agent-call.ts";
 import { requestLog } from "./http/request-log.ts";
 import { OPENAPI_PATH } from "./http/routes/agent/agent-route.ts";
 import { registerAgentApi } from "./http/routes/agent/index.ts";

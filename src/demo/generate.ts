@@ -64,6 +64,8 @@ export interface GenerateDemoOptions {
   name?: string;
   /** The kind of business (src/demo/business.ts); default `roaster`, the demo as it was. */
   business?: Business;
+  /** Told after each part of the history is written (`done` of `total` parts), for a progress bar. */
+  onProgress?: (done: number, total: number, part: string) => void;
 }
 
 /** A bank account's BankSummary line, as 2-dp decimal strings. */
@@ -203,10 +205,13 @@ export async function generateDemoLedger(opts: GenerateDemoOptions): Promise<Dem
     const purchaseOrdersOut = await track(open("PurchaseOrders.json", "PurchaseOrders"));
     const bankOut = await track(open("BankTransactions.json", "BankTransactions"));
 
+    const progress = (done: number, part: string) => opts.onProgress?.(done, 4, part);
+    progress(0, "sales invoices and payments");
     const sales = await generateSales(st, customers, fx, invoices, {
       invoices: invoicesOut,
       payments: paymentsOut,
     });
+    progress(1, "bills, purchase orders and payroll");
 
     let revenue = 0;
     for (const v of st.revenueByMonth.values()) revenue += v;
@@ -250,6 +255,7 @@ export async function generateDemoLedger(opts: GenerateDemoOptions): Promise<Dem
       st.ledger.creditNote(cn);
     }
 
+    progress(2, "bank transactions");
     const bank = await generateBanking(st, payRuns, bankContacts, annualRevenue, {
       bankTransactions: bankOut,
     });
@@ -257,6 +263,7 @@ export async function generateDemoLedger(opts: GenerateDemoOptions): Promise<Dem
     const files: WrittenFile[] = [];
     for (const w of writers.splice(0)) files.push(await w.close());
 
+    progress(3, "contacts, accounts and reports");
     // Contacts: customers, suppliers, bank-only contacts and one merged duplicate.
     const cprng = root.fork("contacts");
     const contactsOut = await track(open("Contacts.json", "Contacts"));
@@ -404,6 +411,7 @@ export async function generateDemoLedger(opts: GenerateDemoOptions): Promise<Dem
     const byName = new Map(CHART_OF_ACCOUNTS.map((a) => [a.code, a.name]));
     const total = (s: StatusCounts) => Object.values(s).reduce((a, b) => a + b, 0);
     const fileCount = (path: string) => files.find((f) => f.path === path)?.count ?? 0;
+    progress(4, "written");
     return {
       seed,
       now: opts.now.toISOString(),

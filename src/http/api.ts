@@ -1,6 +1,6 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "./env.ts";
-import { invalidParameter, respondError } from "./errors.ts";
+import { invalidParameter, onError } from "./errors.ts";
 
 /**
  * An OpenAPIHono whose validation failures answer 400 `invalid_parameter` naming the parameter,
@@ -9,7 +9,7 @@ import { invalidParameter, respondError } from "./errors.ts";
 export function createApi() {
   return new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {
-      if (!result.success) return respondError(c, invalidParameter(result.error));
+      if (!result.success) return onError(invalidParameter(result.error), c);
     },
   });
 }

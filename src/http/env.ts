@@ -3,9 +3,8 @@ import type { Database } from "../db/client.ts";
 import type { Clock } from "../domain/clock.ts";
 import type { Logger, RequestLogger } from "../logger.ts";
 import type { AuditWriter } from "../services/audit/audit-writer.ts";
-import type { AuthenticatedKey, ServiceContext } from "../services/context.ts";
+import type { AuthenticatedKey } from "../services/context.ts";
 import type { VerifiedKeyCache } from "../services/keys/verified-key-cache.ts";
-import type { MeterAdmission } from "../services/metering/metering.ts";
 import type { MeteringHook } from "./pipeline/metering.ts";
 
 /** What createApp needs; tests pass their own (a shared test database, a fixed clock). */
@@ -28,13 +27,9 @@ export interface AppEnv {
     requestId: string;
     /** The request's logger: every line carries `requestId`. */
     logger: RequestLogger;
-    /** Set by the authenticate middleware. */
+    /** The agent request's authenticated key, for its log line. */
     key?: AuthenticatedKey;
-    /** Set once the target organisation is resolved. */
-    ctx?: ServiceContext;
-    /** The matched route template for audit and metering, e.g. `/api/agent/contacts/{id}`. */
+    /** The agent request's route template, e.g. `/api/agent/contacts/{id}`, for its log line. */
     routeTemplate?: string;
-    /** The admission being decided (it may run alongside the handler): see `admittedFor`. */
-    meteringAdmission?: MeterAdmission | Promise<MeterAdmission | undefined>;
   };
 }

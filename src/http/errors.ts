@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import type { RequestLogger } from "../logger.ts";
 import { ERROR_STATUS, type ErrorCode, ServiceError } from "../services/errors.ts";
 import type { AppEnv } from "./env.ts";
 import { jsonWithId } from "./request-id.ts";
@@ -74,8 +75,33 @@ export function errorBody(code: ErrorCode, message: string, extra: Record<string
   return { error: code, message, ...extra };
 }
 
-export function respondError(c: Context<AppEnv>, err: ServiceError) {
-  return jsonWithId(c, errorBody(err.code, err.message, err.details), err.status, err.headers);
+/** A response before its transport serialises it: status, JSON body and headers. */
+export interface Answer {
+  status: number;
+  /** JSON data, serialised by the transport. */
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+/**
+ * The answer for anything thrown while serving a request: a ServiceError's own code, status and
+ * headers; anything else a 500 `internal_error` carrying the request id, logged (with `logger`)
+ * but never shown.
+ */
+export function errorAnswer(err: unknown, requestId: string, logger?: RequestLogger): Answer {
+  if (err instanceof ServiceError) {
+    return {
+      status: err.status,
+      body: errorBody(err.code, err.message, err.details),
+      headers: err.headers,
+    };
+  }
+  logger?.error({ err, requestId }, "unhandled error");
+  return {
+    status: 500,
+    body: errorBody("internal_error", "Unexpected error.", { requestId }),
+    headers: {},
+  };
 }
 
 /**
@@ -92,8 +118,7 @@ export function invalidParameter(error: z.ZodError): ServiceError {
 }
 
 export function onError(err: unknown, c: Context<AppEnv>) {
-  if (err instanceof ServiceError) return respondError(c, err);
   const requestId = c.get("requestId");
-  c.get("logger")?.error({ err, requestId }, "unhandled error");
-  return jsonWithId(c, errorBody("internal_error", "Unexpected error.", { requestId }), 500);
+  const answer = errorAnswer(err, requestId, c.get("logger"));
+  return jsonWithId(c, answer.body, answer.status, answer.headers);
 }

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { AppEnv } from "./env.ts";
-import { errorBody } from "./errors.ts";
+import { type Answer, errorBody } from "./errors.ts";
 import { jsonWithId } from "./request-id.ts";
 
 /**
@@ -58,16 +58,21 @@ function patternOf(path: string): RegExp {
  * is served for other methods (`allowed`, from `allowedMethodsOf`), else 404 `not_found`.
  */
 export function notServed(c: Context<AppEnv>, allowed: readonly string[]): Response {
-  if (allowed.length > 0 && !allowed.includes(c.req.method)) {
-    return jsonWithId(
-      c,
-      errorBody(
+  const answer = notServedAnswer(c.req.method, allowed);
+  return jsonWithId(c, answer.body, answer.status, answer.headers);
+}
+
+/** `notServed` before it is a response (the agent pipeline's answer). */
+export function notServedAnswer(method: string, allowed: readonly string[]): Answer {
+  if (allowed.length > 0 && !allowed.includes(method)) {
+    return {
+      status: 405,
+      body: errorBody(
         "method_not_allowed",
-        `${c.req.method} is not served here; use ${allowed.join(" or ")}.`,
+        `${method} is not served here; use ${allowed.join(" or ")}.`,
       ),
-      405,
-      { Allow: allowed.join(", ") },
-    );
+      headers: { Allow: allowed.join(", ") },
+    };
   }
-  return jsonWithId(c, errorBody("not_found", "No such route."), 404);
+  return { status: 404, body: errorBody("not_found", "No such route."), headers: {} };
 }

@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
 import { type Logger, lazyChild } from "../logger.ts";
 import type { AppEnv } from "./env.ts";
-import { carriesRequestId } from "./request-id.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -40,15 +39,13 @@ export function logRequest(c: Context<AppEnv>, logger: Logger, started: number, 
 
 /**
  * Request id and log line for every request outside the agent API, whose handler does both
- * itself (routes/agent/dispatch.ts). Agent responses are built with the id among their headers
- * (request-id.ts); anything else (web pages, the OpenAPI document, health) gets it here, which
- * makes Hono copy that response once.
+ * itself (routes/agent/dispatch.ts).
  */
 export function requestLog(logger: Logger): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = beginRequest(c, logger);
     await next();
-    if (!carriesRequestId(c.res)) c.header("X-Request-Id", c.get("requestId"));
+    c.header("X-Request-Id", c.get("requestId"));
     logRequest(c, logger, started, c.res.status);
   };
 }

@@ -25,6 +25,10 @@ export interface Served {
 /** Serves `app` on a free loopback port, as `npm start` serves it. */
 export async function serve(app: App): Promise<Served> {
   const server = createHttpServer(app.fetch, { hostname: "127.0.0.1" });
+  // Idle keep-alive sockets stay open until close(): with the 5 s default, a server timer and a
+  // client reusing the socket can cross while the embedded database blocks the event loop, and
+  // the client's next request dies with ECONNRESET (seen on a loaded machine).
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {

@@ -19,8 +19,8 @@ const instant = (name: string) => timestamp(name, { withTimezone: true });
  * One row per query credit used: an admitted agent call charged to (user, billing account). A
  * call that ends in a 5xx (or a 400/401/403 after admission) deletes its row: refunded.
  * `org_id` and `key_id` say what was read, for support. No column carries a foreign key: every
- * row is written by the metering functions for a (user, billing account) whose seat admission or
- * the reservation has just read under the window row's lock, and the per-row checks were a third
+ * row is written by the metering functions for a (user, billing account) whose seat admission
+ * has just read under the window row's lock, and the per-row checks were a third
  * of the insert's cost on the hot path (drizzle/0018_usage_rows_without_foreign_keys.sql).
  */
 export const creditUses = pgTable(
@@ -59,36 +59,8 @@ export const creditWindows = pgTable(
     used: integer("used").notNull(),
     cutoff: instant("cutoff").notNull(),
     topUpCredits: integer("top_up_credits").notNull().default(0),
-    /** Plan credits held by open reservations (`credit_reservations`), not yet used. */
-    reservedPlan: integer("reserved_plan").notNull().default(0),
-    /** Top-up credits held by open reservations, not yet used. */
-    reservedTopUp: integer("reserved_top_up").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.userId, t.billingAccountId] })],
-);
-
-/**
- * Credits one instance holds for a busy (user, billing account) and admits from memory
- * (docs/metering.md, "Reservations"). The counts are what is still unused; the uses are written
- * as rows as they settle. A reservation past `expires_at` is given back by the next statement
- * that locks its window (its instance stopped, or stalled).
- */
-export const creditReservations = pgTable(
-  "credit_reservations",
-  {
-    id: bigserial("id", { mode: "number" }).primaryKey(),
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id),
-    billingAccountId: text("billing_account_id")
-      .notNull()
-      .references(() => billingAccounts.id),
-    orgId: text("org_id").notNull(),
-    planCredits: integer("plan_credits").notNull(),
-    topUpCredits: integer("top_up_credits").notNull(),
-    expiresAt: instant("expires_at").notNull(),
-  },
-  (t) => [index("credit_reservations_window_idx").on(t.userId, t.billingAccountId, t.expiresAt)],
 );
 
 export const BILLING_EVENT_KINDS = [

@@ -1,5 +1,4 @@
 import { sql } from "drizzle-orm";
-import { boolArray, intArray, textArray } from "../../db/array-literal.ts";
 import type { DbOrTx } from "../../db/client.ts";
 import { type AgentRequestAudit, recordAgentRequest } from "../../db/queries/audit.ts";
 import { isoInstant } from "../../domain/iso-instant.ts";
@@ -8,10 +7,10 @@ import type { Logger } from "../../logger.ts";
 /** Where the pipeline sends one audit row per authenticated agent request. */
 export interface AuditWriter {
   /**
-   * Accepts one row: nothing when it is accepted at once (the batched writer's buffer), else a
-   * promise that resolves once it is (committed) and rejects if it cannot be kept.
+   * Accepts one row: resolves once it is kept (committed, or buffered by the batched writer),
+   * rejects if it cannot be.
    */
-  write(row: AgentRequestAudit): Promise<void> | void;
+  write(row: AgentRequestAudit): Promise<void>;
   /** Commits everything accepted so far. */
   flush(): Promise<void>;
   /** Flushes and stops the timer; used on graceful shutdown. */
@@ -82,14 +81,14 @@ function insertRows(rows: readonly AgentRequestAudit[]) {
     requests[i] = r.requestId;
     ats[i] = isoInstant(r.at.getTime());
   }
-  // One bound parameter per column, sent as an array literal (db/array-literal.ts).
+  // One parameter per column: an array the driver binds.
   return sql`
     insert into audit_events (key_id, org_id, method, route, status, sensitive, reason,
                               request_id, at)
     select * from unnest(
-      ${textArray(keys)}::text[], ${textArray(orgs)}::text[], ${textArray(methods)}::text[],
-      ${textArray(routes)}::text[], ${intArray(statuses)}::int[], ${boolArray(sensitive)}::boolean[],
-      ${textArray(reasons)}::text[], ${textArray(requests)}::text[], ${textArray(ats)}::timestamptz[])`;
+      ${sql.param(keys)}::text[], ${sql.param(orgs)}::text[], ${sql.param(methods)}::text[],
+      ${sql.param(routes)}::text[], ${sql.param(statuses)}::int[], ${sql.param(sensitive)}::boolean[],
+      ${sql.param(reasons)}::text[], ${sql.param(requests)}::text[], ${sql.param(ats)}::timestamptz[])`;
 }
 
 /** `greatest()` keeps the stamps monotonic whatever order batches commit in. */
@@ -98,8 +97,8 @@ function stampKeys(stamps: ReturnType<typeof latestStamps>) {
     update api_keys k
        set last_used_at = greatest(k.last_used_at, latest.at),
            last_sensitive_access_at = greatest(k.last_sensitive_access_at, latest.sensitive_at)
-      from unnest(${textArray(stamps.keys)}::text[], ${textArray(stamps.ats)}::timestamptz[],
-                  ${textArray(stamps.sensitiveAts)}::timestamptz[])
+      from unnest(${sql.param(stamps.keys)}::text[], ${sql.param(stamps.ats)}::timestamptz[],
+                  ${sql.param(stamps.sensitiveAts)}::timestamptz[])
            as latest(key_id, at, sensitive_at)
      where k.id = latest.key_id`;
 }
@@ -175,14 +174,14 @@ export class BatchedAuditWriter implements AuditWriter {
     return this.opts.intervalMs ?? 100;
   }
 
-  write(row: AgentRequestAudit): Promise<void> | undefined {
+  async write(row: AgentRequestAudit): Promise<void> {
     this.buffer.push(row);
     if (this.closed || this.buffer.length >= (this.opts.maxBuffered ?? 20_000)) {
-      return this.flushWith(row);
+      await this.flushWith(row);
+      return;
     }
     if (this.buffer.length >= (this.opts.batchSize ?? 1000)) void this.flushQuietly();
     else this.schedule(this.intervalMs);
-    return undefined;
   }
 
   /** Commits the buffer, `row` included, before `row`'s request answers. */

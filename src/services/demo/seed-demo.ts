@@ -25,7 +25,19 @@ export interface SeedDemoOptions {
   name?: string;
   /** The kind of business (src/demo/business.ts); default the usual demo. */
   business?: Business;
+  /** Told as seeding moves on, for a progress display (`npm start`'s first start). */
+  onProgress?: (progress: SeedProgress) => void;
 }
+
+/**
+ * Where a seeding is: generating the ledger export (`done` of `total` parts), importing it (which
+ * computes the forecasts, baselines and summaries), creating the key, finished.
+ */
+export type SeedProgress =
+  | { step: "generate"; done: number; total: number; part: string }
+  | { step: "import" }
+  | { step: "key" }
+  | { step: "done" };
 
 /** A seeded demo organisation, with its key (shown once) and the generation summary. */
 export interface SeededDemo {
@@ -60,7 +72,9 @@ export async function seedDemo(db: Db, opts: SeedDemoOptions): Promise<SeededDem
     name,
     ...(opts.invoices === undefined ? {} : { invoices: opts.invoices }),
     ...(opts.business === undefined ? {} : { business: opts.business }),
+    onProgress: (done, total, part) => opts.onProgress?.({ step: "generate", done, total, part }),
   });
+  opts.onProgress?.({ step: "import" });
   const org = await createOrganisation(
     db,
     { name, baseCurrency: "AUD", timezone: DEMO_TIMEZONE },
@@ -78,11 +92,13 @@ export async function seedDemo(db: Db, opts: SeedDemoOptions): Promise<SeededDem
       sensitive: true,
     });
   }
+  opts.onProgress?.({ step: "key" });
   const created = await createApiKey(
     db,
     { kind: "ORG", orgId: org.id, label: DEMO_KEY_LABEL, scopes: ALL_BUT_SENSITIVE },
     opts.now,
   );
+  opts.onProgress?.({ step: "done" });
   return {
     orgId: org.id,
     ownerUserId: org.ownerUserId,

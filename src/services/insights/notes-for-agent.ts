@@ -3,6 +3,7 @@ import type { DbOrTx } from "../../db/client.ts";
 import type { AgentNote, DetectedNote } from "../../domain/insights/detectors.ts";
 import { detectNotes } from "../../domain/insights/engine.ts";
 import { localDate } from "../../domain/timezones.ts";
+import { boundedCache } from "../cache.ts";
 import { canSeeSensitive, type ServiceContext } from "../context.ts";
 import { dataVersion, rowsOf } from "../summaries/summary-cache.ts";
 import { loadInsightInput } from "./load-insight-input.ts";
@@ -22,10 +23,10 @@ export async function detectOrgNotes(
 
 /**
  * Fallback notes computed on a request, kept per (organisation, local date, data version) so
- * that one organisation's detectors run once a day per process, not on every call. Bounded.
+ * that one organisation's detectors run once a day per process, not on every call. Bounded
+ * (src/services/cache.ts, `agentNotes`).
  */
-const fallbackMemo = new Map<string, Promise<DetectedNote[]>>();
-const MEMO_ENTRIES = 256;
+const fallbackMemo = boundedCache<string, Promise<DetectedNote[]>>("agentNotes");
 
 async function fallbackNotes(ctx: ServiceContext): Promise<DetectedNote[]> {
   const version = await dataVersion(ctx.db, ctx.org.id);
@@ -39,10 +40,6 @@ async function fallbackNotes(ctx: ServiceContext): Promise<DetectedNote[]> {
   if (version !== null) {
     fallbackMemo.set(key, pending);
     pending.catch(() => fallbackMemo.delete(key));
-    if (fallbackMemo.size > MEMO_ENTRIES) {
-      const oldest = fallbackMemo.keys().next().value;
-      if (oldest !== undefined) fallbackMemo.delete(oldest);
-    }
   }
   return pending;
 }

@@ -26,25 +26,11 @@ export async function authenticateKey(
   rawKey: string,
   cache?: VerifiedKeyCache,
 ): Promise<AuthenticatedKey | null> {
-  return await authenticateKeySoon(db, rawKey, cache);
-}
-
-/**
- * `authenticateKey`, answered as it is (not a promise) when no database read is needed: a
- * malformed key (null) or a prefix in the cache (the key, or null for a wrong secret or family).
- * Only a key the cache does not hold is read. The request pipeline uses it, so a cached key costs
- * it no promise.
- */
-export function authenticateKeySoon(
-  db: DbOrTx,
-  rawKey: string,
-  cache?: VerifiedKeyCache,
-): AuthenticatedKey | null | Promise<AuthenticatedKey | null> {
   const parsed = parseApiKeyShape(rawKey);
   if (!parsed) return null;
   const fromCache = verifyFromCache(parsed, cache);
   // null is an answer (a wrong secret for a cached key); only undefined reads the database.
-  return fromCache !== undefined ? fromCache : verifyFromDatabase(db, parsed, cache);
+  return fromCache !== undefined ? fromCache : await verifyFromDatabase(db, parsed, cache);
 }
 
 function verifyFromCache(

@@ -1,7 +1,9 @@
+import type { LRUCache } from "lru-cache";
 import type { DbOrTx } from "../../db/client.ts";
 import { readAuthEpoch } from "../../db/queries/api-keys.ts";
 import type { KeyFamily } from "../../domain/keys.ts";
 import type { Logger } from "../../logger.ts";
+import { boundedCache } from "../cache.ts";
 import type { AuthenticatedKey } from "../context.ts";
 
 /** Entries are trusted only while the last successful poll is at most this many intervals old. */
@@ -20,7 +22,7 @@ export interface VerifiedKeyCacheOptions {
   pollMs?: number;
   /** An entry is read again from the database after this long regardless (default 60 s). */
   ttlMs?: number;
-  /** Oldest entries are dropped beyond this many (default 10,000). */
+  /** Least recently used entries are dropped beyond this many (default: src/services/cache.ts). */
   maxEntries?: number;
   logger?: Logger;
   /** Milliseconds now (tests). */
@@ -47,7 +49,7 @@ export interface VerifiedKeyCacheOptions {
  * (compared in constant time against the stored digest).
  */
 export class VerifiedKeyCache {
-  private readonly entries = new Map<string, { value: CachedKey; expiresAtMs: number }>();
+  private readonly entries: LRUCache<string, { value: CachedKey; expiresAtMs: number }>;
   /** The epoch the entries belong to; null while unknown (cache off). */
   private epoch: number | null = null;
   /** Bumped by every clear, so a read that began before it cannot store what it read. */
@@ -58,7 +60,6 @@ export class VerifiedKeyCache {
   private polling: Promise<void> | undefined;
   private readonly pollMs: number;
   private readonly ttlMs: number;
-  private readonly maxEntries: number;
   private readonly nowMs: () => number;
 
   constructor(
@@ -67,7 +68,7 @@ export class VerifiedKeyCache {
   ) {
     this.pollMs = opts.pollMs ?? 250;
     this.ttlMs = opts.ttlMs ?? 60_000;
-    this.maxEntries = opts.maxEntries ?? 10_000;
+    this.entries = boundedCache("verifiedKeys", opts.maxEntries);
     this.nowMs = opts.nowMs ?? Date.now;
   }
 
@@ -135,10 +136,6 @@ export class VerifiedKeyCache {
   /** Keeps a key read from the database, unless the cache was cleared since the read began. */
   set(prefix: string, value: CachedKey, token: number): void {
     if (this.epoch === null || token !== this.generation) return;
-    if (this.entries.size >= this.maxEntries && !this.entries.has(prefix)) {
-      const oldest = this.entries.keys().next();
-      if (!oldest.done) this.entries.delete(oldest.value);
-    }
     this.entries.set(prefix, { value, expiresAtMs: this.nowMs() + this.ttlMs });
   }
 

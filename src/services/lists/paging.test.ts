@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { CursorPosition } from "../../domain/pagination/cursor.ts";
 import { AUTO_PAGINATE_CAP } from "../../domain/pagination/params.ts";
+import { CACHES } from "../cache.ts";
 import {
   bindCursor,
   ListCounts,
@@ -206,13 +207,13 @@ describe("ListSizes", () => {
     expect([sizes.get(binding), sizes.get(other)]).toEqual([3, undefined]);
     expect(sizes.get(bindCursor("bills", "org_a", { status: null }))).toBeUndefined();
     expect(sizes.get(bindCursor("invoices", "org_b", { status: null }))).toBeUndefined();
-    for (let i = 0; i < ListSizes.MAX_ENTRIES; i++) {
+    for (let i = 0; i < CACHES.listSizes; i++) {
       sizes.set(bindCursor("invoices", `org_${i}`, {}), i);
     }
-    // Full: starting afresh dropped the first entries (a forgotten size is only a hint lost).
+    // Full: the least recently used went first (a forgotten size is only a hint lost).
     expect(sizes.get(binding)).toBeUndefined();
-    expect(sizes.get(bindCursor("invoices", `org_${ListSizes.MAX_ENTRIES - 1}`, {}))).toBe(
-      ListSizes.MAX_ENTRIES - 1,
+    expect(sizes.get(bindCursor("invoices", `org_${CACHES.listSizes - 1}`, {}))).toBe(
+      CACHES.listSizes - 1,
     );
   });
 });
@@ -287,8 +288,8 @@ describe("ListCounts", () => {
     counts.set("k", 3, { totalCount: 9 });
     expect(counts.get("k", 3)).toEqual({ totalCount: 9 });
     expect(counts.get("k", 4)).toBeUndefined();
-    for (let i = 0; i < ListCounts.MAX_ENTRIES; i++) counts.set(`k${i}`, 1, { totalCount: i });
-    expect(counts.size).toBeLessThanOrEqual(ListCounts.MAX_ENTRIES);
-    expect(counts.get("k", 3)).toBeUndefined(); // started afresh past the bound
+    for (let i = 0; i < CACHES.listCounts; i++) counts.set(`k${i}`, 1, { totalCount: i });
+    expect(counts.size).toBeLessThanOrEqual(CACHES.listCounts);
+    expect(counts.get("k", 3)).toBeUndefined(); // the least recently used went first
   });
 });

@@ -21,6 +21,7 @@ import {
   type StatusTotals,
   statusTotals,
 } from "../../domain/pagination/totals.ts";
+import { boundedCache } from "../cache.ts";
 import { canSeeSensitive, type ServiceContext } from "../context.ts";
 import { ServiceError } from "../errors.ts";
 
@@ -123,12 +124,13 @@ export interface ListQueries<Row, T> {
  * data epoch they were counted at. An entry answers only a request that read the same epoch, so
  * it is the count of that request's data: the epoch moves with every statement that writes the
  * listed rows (drizzle/0014_org_data_epoch_triggers.sql), and an entry is kept only when the
- * epoch read after the count equals the one read before it (no write in between). Bounded: past
- * MAX_ENTRIES it starts afresh.
+ * epoch read after the count equals the one read before it (no write in between). Bounded
+ * (src/services/cache.ts, `listCounts`).
  */
 export class ListCounts {
-  static readonly MAX_ENTRIES = 10_000;
-  readonly #entries = new Map<string, { epoch: number; counted: Counted<unknown> }>();
+  readonly #entries = boundedCache<string, { epoch: number; counted: Counted<unknown> }>(
+    "listCounts",
+  );
 
   get<T>(key: string, epoch: number): Counted<T> | undefined {
     const entry = this.#entries.get(key);
@@ -136,9 +138,6 @@ export class ListCounts {
   }
 
   set(key: string, epoch: number, counted: Counted<unknown>): void {
-    if (this.#entries.size >= ListCounts.MAX_ENTRIES && !this.#entries.has(key)) {
-      this.#entries.clear();
-    }
     this.#entries.set(key, { epoch, counted });
   }
 
@@ -150,21 +149,18 @@ export class ListCounts {
 /**
  * The last known size of each list (organisation, list, filters): a scheduling hint for
  * `loadListPage`, never an answer. A list known to fit in one fetch is fetched first and
- * counted only if it no longer fits; any other list is counted alongside its fetch. Bounded:
- * past MAX_ENTRIES lists it starts afresh (a forgotten list is merely counted alongside again).
+ * counted only if it no longer fits; any other list is counted alongside its fetch. Bounded
+ * (src/services/cache.ts, `listSizes`): a forgotten list is merely counted alongside again.
  */
 export class ListSizes {
-  static readonly MAX_ENTRIES = 10_000;
-  readonly #sizes = new Map<string, number>();
+  readonly #sizes = boundedCache<string, number>("listSizes");
 
   get(binding: CursorBinding): number | undefined {
     return this.#sizes.get(sizeKey(binding));
   }
 
   set(binding: CursorBinding, totalCount: number): void {
-    const key = sizeKey(binding);
-    if (this.#sizes.size >= ListSizes.MAX_ENTRIES && !this.#sizes.has(key)) this.#sizes.clear();
-    this.#sizes.set(key, totalCount);
+    this.#sizes.set(sizeKey(binding), totalCount);
   }
 }
 

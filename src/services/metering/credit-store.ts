@@ -1,7 +1,5 @@
 import { sql } from "drizzle-orm";
-import { textArray } from "../../db/array-literal.ts";
 import type { DbOrTx } from "../../db/client.ts";
-import { isoInstant } from "../../domain/iso-instant.ts";
 import type { CreditDecision, CreditWindowState } from "../../domain/metering/credit-window.ts";
 import type { PlanName } from "../../domain/metering/plans.ts";
 import {
@@ -68,19 +66,12 @@ export interface CreditReadInput {
 export interface CreditStore {
   /** Atomically: read billing, count the window, decide, record the use (or refuse). */
   admit(input: CreditAdmitInput): Promise<CreditAdmitResult>;
-  /**
-   * Admits from memory when the store can (a reservation this instance holds for the pair),
-   * synchronously; null when the call must go to `admit`.
-   */
-  admitHeld?(input: CreditAdmitInput): CreditAdmitResult | null;
   /** Gives a use back; false if it was already refunded. */
   refund(useId: string): Promise<boolean>;
   /** Billing and the window of the user's seat, without admitting anything (/status). */
   inspect(input: CreditRequest): Promise<CreditInspectResult>;
   /** One seat's window and the organisation's daily bucket, without admitting anything. */
   read(input: CreditReadInput): Promise<{ state: CreditWindowState; quotaUsed: number }>;
-  /** Writes what the store holds in memory, if anything (graceful shutdown). */
-  close?(): Promise<void>;
 }
 
 interface WindowRow extends BillingRow {
@@ -92,14 +83,9 @@ interface WindowRow extends BillingRow {
 }
 
 interface AdmitRow extends WindowRow {
-  /** `wait`: refused or a pack needed while reservations hold credits; retried (see admit). */
-  r_decision: CreditAdmitResult["decision"] | "wait";
+  r_decision: CreditAdmitResult["decision"];
   r_use_id: string | number | null;
 }
-
-/** How long a call told to wait for reservations waits before its next try: 2, 4, 8, 16, then
- * every 20 ms. */
-const waitBeforeRetry = (tries: number) => Math.min(20, 2 ** tries);
 
 const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
 const instant = (ms: number | null) => (ms === null ? null : new Date(Math.round(Number(ms))));
@@ -158,11 +144,8 @@ export function admissionGroup(input: CreditAdmitInput): string {
   return `${input.userId}\u0000${input.orgId}\u0000${input.windowMs}\u0000${day}\u0000${limitsIdOf(input.allowance)}\u0000${limitsIdOf(input.packs)}`;
 }
 
-/** One statement admitting a batch of one group, in order (drizzle/0012_metering_admit_batch.sql). */
-async function admitBatch(
-  db: DbOrTx,
-  inputs: CreditAdmitInput[],
-): Promise<(CreditAdmitResult | "wait")[]> {
+/** One statement admitting a batch of one group, in order (src/db/functions/metering.sql). */
+async function admitBatch(db: DbOrTx, inputs: CreditAdmitInput[]): Promise<CreditAdmitResult[]> {
   const first = inputs[0];
   if (!first) return [];
   const latestMs = Math.max(...inputs.map((i) => i.now.getTime()));
@@ -183,10 +166,9 @@ async function admitBatch(
     throw new Error(`metering_admit_batch answered ${rows.length} rows for ${inputs.length}`);
   }
   return rows.map((row, i) => {
-    if (row.r_decision === "wait") return "wait";
     const context = billingContextFromRow(row);
     return {
-      decision: row.r_decision as CreditAdmitResult["decision"],
+      decision: row.r_decision,
       context,
       useId: row.r_use_id === null ? null : String(row.r_use_id),
       state: windowState(row, context, inputs[i] as CreditAdmitInput),
@@ -197,7 +179,7 @@ async function admitBatch(
 
 /**
  * Query credits in PostgreSQL (or PGlite): one `credit_uses` row per use. Admission is one
- * statement, `metering_admit_batch` (drizzle/0012): it reads the billing account, seat and ledger
+ * statement, `metering_admit_batch` (src/db/functions/metering.sql): it reads the billing account, seat and ledger
  * connection, locks the (user, billing account) window row, brings its running count up to date,
  * decides each call in order, and records the uses and the daily bucket, so admission is exact
  * across any number of instances.
@@ -208,15 +190,12 @@ async function admitBatch(
  * (on the bank-accounts benchmark the per-call statement had capped a key at the rate one lock
  * holder could be served).
  */
-export function pgCreditStore(db: DbOrTx): PgCreditStore {
-  const batcher = new KeyedBatcher<CreditAdmitInput, CreditAdmitResult | "wait">((_group, inputs) =>
+export function pgCreditStore(db: DbOrTx): CreditStore {
+  const batcher = new KeyedBatcher<CreditAdmitInput, CreditAdmitResult>((_group, inputs) =>
     admitBatch(db, inputs),
   );
-  const admitOnce = (input: CreditAdmitInput) =>
-    batcher.run(admissionGroup(input), input, input.signal);
   return {
-    admitOnce,
-    admit: (input) => admitWaiting(input, admitOnce),
+    admit: (input) => batcher.run(admissionGroup(input), input, input.signal),
 
     async refund(useId) {
       const result = await db.execute(sql`SELECT metering_refund(${useId}::bigint) AS refunded`);
@@ -259,141 +238,4 @@ export function pgCreditStore(db: DbOrTx): PgCreditStore {
       };
     },
   };
-}
-
-/** The PostgreSQL store, with the one-statement admission that may answer `wait`. */
-export interface PgCreditStore extends CreditStore {
-  admitOnce(input: CreditAdmitInput): Promise<CreditAdmitResult | "wait">;
-}
-
-/**
- * Admits through `attempt`; a call told to wait (credits held by a reservation,
- * docs/metering.md) is decided again shortly, at the instant it is then admitted at, until the
- * holder settles or its reservation expires. The metering guard's timeout bounds the wait.
- */
-export async function admitWaiting(
-  first: CreditAdmitInput,
-  attempt: (input: CreditAdmitInput) => Promise<CreditAdmitResult | "wait">,
-): Promise<CreditAdmitResult> {
-  const started = performance.now();
-  let input = first;
-  for (let tries = 1; ; tries++) {
-    const result = await attempt(input);
-    if (result !== "wait") return result;
-    await new Promise((resolve) => setTimeout(resolve, waitBeforeRetry(tries)));
-    if (input.signal?.aborted) throw input.signal.reason;
-    const waited = Math.round(performance.now() - started);
-    input = { ...first, now: new Date(first.now.getTime() + waited) };
-  }
-}
-
-/** A reservation request (metering_reserve, drizzle/0016). */
-export interface ReserveInput extends CreditRequest {
-  /** Credits asked for. */
-  want: number;
-  /** Credits left available to every other caller; nothing is granted below it. */
-  floor: number;
-  /** Other callers give the reservation back this long after its grant (database clock). */
-  expiresAfterMs: number;
-}
-
-/** What a reservation holds, with the window and billing figures when it was granted. */
-export interface Reservation {
-  /** Null when nothing was granted. */
-  id: string | null;
-  plan: number;
-  topUp: number;
-  context: BillingContext;
-  /** Null without a billable seat (nothing granted). */
-  state: CreditWindowState | null;
-  quotaUsed: number;
-}
-
-/** One use admitted from a reservation, written when it settles. */
-export interface ReservedUse {
-  keyId: string;
-  route: string;
-  requestId: string;
-  at: Date;
-  source: "plan" | "top_up";
-}
-
-/** Holds credits for one instance (docs/metering.md, "Reservations"). */
-export async function reserveCredits(db: DbOrTx, input: ReserveInput): Promise<Reservation> {
-  const cutoff = new Date(input.now.getTime() - input.windowMs);
-  const result = await db.execute(sql`
-    SELECT * FROM metering_reserve(
-      ${input.userId}::text, ${input.orgId}::text, ${cutoff.toISOString()}::timestamptz,
-      ${input.now.toISOString()}::timestamptz, ${utcDay(input.now)}::date,
-      ${JSON.stringify(input.allowance)}::jsonb, ${input.want}::int, ${input.floor}::int,
-      ${input.expiresAfterMs}::int)`);
-  const [row] = rowsOf<
-    WindowRow & {
-      r_reservation: string | number | null;
-      r_granted_plan: number;
-      r_granted_top_up: number;
-    }
-  >(result);
-  if (!row) throw new Error("metering_reserve returned no row");
-  const context = billingContextFromRow(row);
-  return {
-    id: row.r_reservation === null ? null : String(row.r_reservation),
-    plan: Number(row.r_granted_plan),
-    topUp: Number(row.r_granted_top_up),
-    context,
-    state: windowState(row, context, input),
-    quotaUsed: Number(row.r_quota_used),
-  };
-}
-
-/**
- * Writes uses admitted from a reservation and, with `done`, ends it (giving back what it still
- * holds). Returns the uses' ids, in order. The uses travel as one array parameter per column
- * (`metering_settle_columns`, drizzle/0018): no per-row JSON to build here or take apart there.
- */
-export async function settleReservation(
-  db: DbOrTx,
-  reservation: { id: string; userId: string; billingAccountId: string; orgId: string },
-  uses: readonly ReservedUse[],
-  done: boolean,
-): Promise<string[]> {
-  const n = uses.length;
-  const keys = new Array<string>(n);
-  const routes = new Array<string>(n);
-  const requests = new Array<string>(n);
-  const sources = new Array<string>(n);
-  const ats = new Array<string>(n);
-  for (let i = 0; i < n; i++) {
-    const u = uses[i] as ReservedUse;
-    keys[i] = u.keyId;
-    routes[i] = u.route;
-    requests[i] = u.requestId;
-    sources[i] = u.source;
-    ats[i] = isoInstant(u.at.getTime());
-  }
-  // Each column is one bound parameter, sent as an array literal (db/array-literal.ts).
-  const result = await db.execute(sql`
-    SELECT metering_settle_columns(
-      ${reservation.id}::bigint, ${reservation.userId}::text,
-      ${reservation.billingAccountId}::text, ${reservation.orgId}::text,
-      ${textArray(keys)}::text[], ${textArray(routes)}::text[], ${textArray(requests)}::text[],
-      ${textArray(sources)}::text[], ${textArray(ats)}::timestamptz[], ${done}::boolean) AS ids`);
-  const [row] = rowsOf<{ ids: (string | number | bigint)[] | string }>(result);
-  const ids = row ? idArray(row.ids) : [];
-  if (ids.length !== n) {
-    throw new Error(`metering_settle_columns answered ${ids.length} ids for ${n} uses`);
-  }
-  return ids;
-}
-
-/**
- * A bigint[] as the drivers hand it over: node-postgres parses it into strings; PGlite gives
- * numbers (ids stay far below 2^53) or, without a parser for the type, the array literal.
- */
-function idArray(value: (string | number | bigint)[] | string): string[] {
-  if (typeof value === "string") {
-    const inner = value.slice(1, -1);
-    return inner === "" ? [] : inner.split(",");
-  }
-  return value.map(String);
 }

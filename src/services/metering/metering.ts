@@ -40,7 +40,6 @@ import {
   pgCreditStore,
 } from "./credit-store.ts";
 import type { GiveUp } from "./keyed-batcher.ts";
-import { reservingCreditStore } from "./reserving-credit-store.ts";
 
 /** A request that passed authentication, organisation and scope, as metering sees it. */
 export interface MeterRequest {
@@ -96,7 +95,7 @@ export interface MeteringOptions {
   burst?: BurstLimiter;
   /** Default: DEFAULT_LIMITS (the spec's). */
   limits?: MeteringLimits;
-  /** Default: `reservingCreditStore(db)` (group admission, reservations for busy pairs). */
+  /** Default: `pgCreditStore(db)` (group admission). */
   store?: CreditStore;
   /** A store call slower than this answers 503 (and is refunded if it admits later). */
   storeTimeoutMs?: number;
@@ -107,12 +106,8 @@ export const UNAVAILABLE_RETRY_SECONDS = 5;
 
 class StoreTimeoutError extends Error {}
 
-/** The burst cap as an IETF policy. */
 /** The burst cap counts per key per endpoint (route template). */
 const burstBucket = (req: MeterRequest) => `${req.key.id}:${req.routeTemplate}`;
-
-/** Buckets remembered in good standing; beyond this the set starts afresh (all go serial once). */
-const GOOD_STANDING_MAX = 50_000;
 
 function burstPolicy(d: BurstDecision): RateLimitPolicyState {
   return {
@@ -226,8 +221,6 @@ export class Metering {
   private readonly db: DbOrTx;
   private readonly logger: Logger;
   private readonly storeTimeoutMs: number;
-  /** Burst buckets (key and endpoint) whose last admission here succeeded. */
-  private readonly goodStanding = new Set<string>();
 
   constructor(opts: MeteringOptions) {
     this.db = opts.db;
@@ -235,93 +228,36 @@ export class Metering {
     this.limits = opts.limits ?? DEFAULT_LIMITS;
     this.burst =
       opts.burst ?? new InProcessBurstLimiter(this.limits.burstLimit, this.limits.burstWindowMs);
-    this.store = opts.store ?? reservingCreditStore(opts.db);
+    this.store = opts.store ?? pgCreditStore(opts.db);
     this.storeTimeoutMs = opts.storeTimeoutMs ?? 2_000;
   }
 
-  /**
-   * Whether the pipeline may run this request's (read-only) handler while its admission is being
-   * decided: only for a key and endpoint whose last admission on this instance succeeded. A key
-   * being refused (burst cap, credits, no seat, store down) is admitted before its handler runs,
-   * so refused traffic never costs a database query it was refused.
-   */
-  speculative(req: MeterRequest): boolean {
-    return this.goodStanding.has(burstBucket(req));
-  }
-
+  /** Burst cap first, then one query credit (or, for an exempt route, the window's figures). */
   async admit(req: MeterRequest): Promise<MeterAdmission> {
-    return await this.admitSoon(req);
-  }
-
-  /**
-   * `admit`, answered synchronously when the decision needs no round trip: the burst cap in
-   * process and a credit from this instance's reservation for the pair (the hot path of a busy
-   * key), or a route without credits and organisation. Otherwise its promise. A refusal is thrown
-   * (synchronously, or as the promise's rejection).
-   */
-  admitSoon(req: MeterRequest): MeterAdmission | Promise<MeterAdmission> {
-    const bucket = burstBucket(req);
-    let decided: MeterAdmission | Promise<MeterAdmission>;
-    try {
-      decided = this.decide(req, bucket);
-    } catch (err) {
-      this.goodStanding.delete(bucket);
-      throw err;
-    }
-    if (!(decided instanceof Promise)) return this.inGoodStanding(bucket, decided);
-    return decided.then(
-      (admission) => this.inGoodStanding(bucket, admission),
-      (err: unknown) => {
-        this.goodStanding.delete(bucket);
-        throw err;
-      },
-    );
-  }
-
-  private inGoodStanding(bucket: string, admission: MeterAdmission): MeterAdmission {
-    if (this.goodStanding.size >= GOOD_STANDING_MAX) this.goodStanding.clear();
-    this.goodStanding.add(bucket);
-    return admission;
-  }
-
-  /** Burst cap first, then the credit (see `admitSoon` for when it answers synchronously). */
-  private decide(req: MeterRequest, bucket: string): MeterAdmission | Promise<MeterAdmission> {
-    // The in-process limiter answers synchronously: no promise on the hot path.
-    if (this.burst instanceof InProcessBurstLimiter) {
-      return this.afterBurst(req, this.burst.takeNow(bucket, req.now));
-    }
-    return this.burst.take(bucket, req.now).then((burst) => this.afterBurst(req, burst));
-  }
-
-  private afterBurst(
-    req: MeterRequest,
-    burst: BurstDecision,
-  ): MeterAdmission | Promise<MeterAdmission> {
+    const burst = await this.burst.take(burstBucket(req), req.now);
     const burstState = burstPolicy(burst);
     if (!burst.allowed) throw this.rateLimited(burst, burstState);
-    if (req.org) return this.credit(req, req.org, burst, burstState);
-    if (!req.chargesCredit) return unbilled(burst, burstState);
-    return this.billedOrgWithoutTarget(req.key).then((org) =>
-      org ? this.credit(req, org, burst, burstState) : unbilled(burst, burstState),
-    );
+    const org = req.org ?? (req.chargesCredit ? await this.billedOrgWithoutTarget(req.key) : null);
+    if (!org) return unbilled(burst, burstState);
+    return await this.credit(req, org, burst, burstState);
   }
 
   /** One query credit (or, for an exempt route, the window's figures without one). */
-  private credit(
+  private async credit(
     req: MeterRequest,
     org: OrgRef,
     burst: BurstDecision,
     burstState: RateLimitPolicyState,
-  ): MeterAdmission | Promise<MeterAdmission> {
+  ): Promise<MeterAdmission> {
     const userId = req.key.createdByUserId;
     const windowMs = this.limits.creditWindowMs;
     const allowance = this.limits.allowance;
     if (!req.chargesCredit) {
-      return this.guard(() =>
+      const window = await this.guard(() =>
         this.store.inspect({ userId, orgId: org.id, now: req.now, windowMs, allowance }),
-      ).then((window) => this.admission(req, org.id, burst, burstState, window, null));
+      );
+      return this.admission(req, org.id, burst, burstState, window, null);
     }
-    // Built field by field, not spread from a shared object: this runs on every request.
     const input: CreditAdmitInput = {
       userId,
       orgId: org.id,
@@ -333,14 +269,11 @@ export class Metering {
       requestId: req.requestId,
       packs: this.limits.topUpPack,
     };
-    // A busy pair's calls are admitted from this instance's reservation, synchronously (no
-    // store round trip to guard); every other call goes to the store under the guard.
-    const held = this.store.admitHeld?.(input);
-    if (held) return this.charged(req, org.id, burst, burstState, held);
-    return this.guard(
+    const admitted = await this.guard(
       (signal) => this.store.admit({ ...input, signal }),
       (late) => this.refundLate(late),
-    ).then((admitted) => this.charged(req, org.id, burst, burstState, admitted));
+    );
+    return this.charged(req, org.id, burst, burstState, admitted);
   }
 
   /** The store's answer to a charged call: the admission, or its refusal (thrown). */
@@ -395,19 +328,9 @@ export class Metering {
    * burst slot and its credit; a 5xx gives back its credit (the burst slot stays used, so a
    * failing endpoint cannot be hammered). Failures here are logged, never surfaced.
    */
-  settle(
-    _req: MeterRequest,
-    status: number,
-    admission?: MeterAdmission,
-  ): Promise<void> | undefined {
-    if (!admission) return undefined;
+  async settle(_req: MeterRequest, status: number, admission?: MeterAdmission): Promise<void> {
+    if (!admission) return;
     const refused = status === 400 || status === 401 || status === 403;
-    // Nothing to give back (every successful call): no promise.
-    if (!refused && status < 500) return undefined;
-    return this.giveBack(status, refused, admission);
-  }
-
-  private async giveBack(status: number, refused: boolean, admission: MeterAdmission) {
     if (refused && admission.burstToken) {
       await this.burst.release(admission.burstToken).catch((err: unknown) => {
         this.logger.warn({ err }, "metering: could not release a burst slot");
@@ -421,7 +344,6 @@ export class Metering {
   }
 
   async close(): Promise<void> {
-    await this.store.close?.();
     await this.burst.close();
   }
 

@@ -187,7 +187,8 @@ describe(`sign-in (${testDriver})`, () => {
     expect(
       await signIn(db, { email: u.email, password: PASSWORD, ip: ip(), now: at(100) }),
     ).toMatchObject({ ok: true });
-  });
+    // 22 deliberately slow password hashes: a correctness test, given room on a loaded machine.
+  }, 120_000);
 
   it("gives the demo owner a generated password that signs in", async () => {
     const { db } = await getTestDatabase();

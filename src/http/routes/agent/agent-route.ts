@@ -1,37 +1,27 @@
 import { createRoute, type RouteConfig, z } from "@hono/zod-openapi";
-import type { Context } from "hono";
 import type { Db } from "../../../db/client.ts";
-import type { Clock } from "../../../domain/clock.ts";
-import { hasScope, type Scope } from "../../../domain/scopes.ts";
-import type { AuthenticatedKey, OrgRef, ServiceContext } from "../../../services/context.ts";
-import { type ErrorCode, InsufficientScopeError } from "../../../services/errors.ts";
-import { ownTargetOrg, resolveKeyTarget } from "../../../services/keys/resolve-target-org.ts";
+import type { Scope } from "../../../domain/scopes.ts";
+import type { AuthenticatedKey, ServiceContext } from "../../../services/context.ts";
+import type { ErrorCode } from "../../../services/errors.ts";
 import type { ListPaging } from "../../../services/lists/paging.ts";
+import type { MeterAdmission } from "../../../services/metering/metering.ts";
 import type { Api } from "../../api.ts";
-import type { AppEnv } from "../../env.ts";
 import { errorResponses, invalidParameter } from "../../errors.ts";
-import { type MeteringHook, metered } from "../../pipeline/metering.ts";
+import type { AgentRoute } from "../../pipeline/agent-call.ts";
+import type { PathParams, RouteTable } from "../../pipeline/route-table.ts";
 import { documentedWithAlerts } from "./alerts.ts";
-import type { PathParams, RouteTable } from "./route-table.ts";
 
-/**
- * An agent route as the dispatcher (dispatch.ts) runs it, once the request is authenticated and
- * its path matched: everything from the target organisation to the response.
- */
-export interface AgentRoute {
-  /** The flat path template, e.g. `/api/agent/contacts/{id}`: audit, logs and the burst cap. */
-  template: string;
-  /** May throw (a refusal before any promise), or return a response's promise. */
-  serve(c: Context<AppEnv>, key: AuthenticatedKey, params: PathParams): Promise<Response>;
-}
-
-/** What the agent routes' pipeline steps need, and the table routes register into. */
+/** What route registration needs: the database, and the table the pipeline serves from. */
 export interface PipelineDeps {
   db: Db;
-  clock: Clock;
-  metering: MeteringHook;
-  /** The agent API's routes, served by `mountAgentApi` (dispatch.ts). */
+  /** The agent API's routes, run by `runAgentCall` (pipeline/agent-call.ts). */
   routes: RouteTable<AgentRoute>;
+}
+
+/** What a handler may read of the call besides its input: the metering admission. */
+export interface HandlerCall {
+  /** Undefined when metering admitted without figures (no-op metering in tests). */
+  admission: MeterAdmission | undefined;
 }
 
 /** What the list routes need besides: their cursor key and sizes, made once for the app. */
@@ -168,16 +158,15 @@ export interface OrgRouteSpec<
       /** The `{orgId}` path segment of the nested form (already checked to be `ctx.org`). */
       pathOrgId?: string;
     },
-    c: Context<AppEnv>,
+    call: HandlerCall,
   ) => Promise<z.input<S>>;
 }
 
 /**
  * Registers an organisation-scoped endpoint twice, flat (`/api/agent/x`) and nested
  * (`/api/agent/orgs/{orgId}/x`), with one handler and one response schema: its OpenAPI operation
- * for each form, and its route in `deps.routes`, whose `serve` runs target organisation ->
- * required scope -> metering -> validation -> handler (authentication, path matching and audit
- * come before and after it, see dispatch.ts).
+ * for each form, and its route in `deps.routes`, whose `run` is validation then the handler (the
+ * pipeline's other steps are the same for every route: pipeline/agent-call.ts).
  */
 export function registerOrgRoute<
   S extends z.ZodType,
@@ -240,61 +229,19 @@ export function registerOrgRoute<
     api.openAPIRegistry.registerPath(route);
 
     type Input = Parameters<typeof spec.handler>[1];
-    const validates = Boolean(spec.query || spec.params);
-    /** The route's own work, which metering may run alongside: validation, then the handler. */
-    const produce = (c: Context<AppEnv>, ctx: ServiceContext, raw: PathParams) =>
-      validates
-        ? validatedInput(c, raw).then((input) => spec.handler(ctx, input, c))
-        : spec.handler(ctx, { query: {}, params: {}, pathOrgId: raw.orgId } as Input, c);
-    const validatedInput = async (c: Context<AppEnv>, raw: PathParams) =>
-      ({
-        query: spec.query ? await validated(spec.query, queryValues(c)) : {},
-        params: spec.params ? await validated(spec.params, flatParams(raw)) : {},
-        pathOrgId: raw.orgId,
-      }) as Input;
-    /**
-     * The pipeline from the target organisation on, once that is known, with the key's scopes
-     * there (`resolveKeyTarget`: READ_SENSITIVE may not apply in every organisation).
-     */
-    const serveFor = (
-      c: Context<AppEnv>,
-      key: AuthenticatedKey,
-      raw: PathParams,
-      org: OrgRef,
-      scopes: readonly Scope[],
-    ) => {
-      const now = deps.clock.now();
-      const ctx: ServiceContext = {
-        db: deps.db,
-        now,
-        org,
-        actor: { type: "apiKey", key },
-        scopes,
-      };
-      c.set("ctx", ctx);
-      if (spec.scope && !hasScope(scopes, spec.scope)) {
-        throw new InsufficientScopeError(spec.scope);
-      }
-      const req = {
-        key,
-        org,
-        routeTemplate: spec.path,
-        chargesCredit,
-        requestId: c.get("requestId"),
-        now,
-      };
-      return metered(deps.metering, c, req, () => produce(c, ctx, raw));
-    };
     deps.routes.add(path, {
       template: spec.path,
-      serve: (c, key, raw) => {
-        const pathOrgId = nested ? (raw.orgId ?? "") : undefined;
-        // An organisation key's own organisation came with the key: no promise for it.
-        const own = ownTargetOrg(key, pathOrgId);
-        if (own) return serveFor(c, key, raw, own, key.scopes);
-        return resolveKeyTarget(deps.db, key, pathOrgId).then((t) =>
-          serveFor(c, key, raw, t.org, t.scopes),
-        );
+      target: nested ? "nested" : "flat",
+      scope: spec.scope,
+      chargesCredit,
+      run: async ({ ctx, params: raw, query, admission }) => {
+        if (!ctx) throw new Error(`${spec.path} ran without a target organisation`);
+        const input = {
+          query: spec.query ? await validated(spec.query, query) : {},
+          params: spec.params ? await validated(spec.params, flatParams(raw)) : {},
+          pathOrgId: raw.orgId,
+        } as Input;
+        return await spec.handler(ctx, input, { admission });
       },
     });
   }
@@ -312,7 +259,7 @@ export function registerKeyRoute<S extends z.ZodType>(
     description: string;
     response: { schema: S; description: string };
     chargesCredit?: boolean;
-    handler: (key: AuthenticatedKey, c: Context<AppEnv>) => Promise<z.input<S>>;
+    handler: (key: AuthenticatedKey) => Promise<z.input<S>>;
   },
 ): void {
   const chargesCredit = spec.chargesCredit !== false;
@@ -343,35 +290,11 @@ export function registerKeyRoute<S extends z.ZodType>(
   api.openAPIRegistry.registerPath(route);
   deps.routes.add(spec.path, {
     template: spec.path,
-    serve: (c, key) =>
-      metered(
-        deps.metering,
-        c,
-        {
-          key,
-          org: null,
-          routeTemplate: spec.path,
-          chargesCredit,
-          requestId: c.get("requestId"),
-          now: deps.clock.now(),
-        },
-        () => spec.handler(key, c),
-      ),
+    target: "none",
+    scope: null,
+    chargesCredit,
+    run: ({ key }) => spec.handler(key),
   });
-}
-
-/**
- * The query string as Hono's validator hands it to a schema: one value per name, or an array
- * for a name given several times.
- */
-function queryValues(c: Context<AppEnv>): Record<string, string | string[]> {
-  // Object.fromEntries, as the validator does: `__proto__` stays an ordinary name.
-  return Object.fromEntries(
-    Object.entries(c.req.queries()).map(([name, list]) => [
-      name,
-      list.length === 1 ? (list[0] as string) : list,
-    ]),
-  );
 }
 
 /** The path parameters a flat route's schema sees (the nested form's `orgId` left out). */

@@ -2,6 +2,7 @@ import { cursorSecretOf } from "../../../config.ts";
 import { listPaging } from "../../../services/lists/paging.ts";
 import type { Api } from "../../api.ts";
 import type { AppDeps } from "../../env.ts";
+import type { AgentPipeline } from "../../pipeline/agent-call.ts";
 import { createMetering } from "../../pipeline/metering.ts";
 import { registerGetAccountBalances } from "./account-balances/index.ts";
 import { type ListRouteDeps, OPENAPI_PATH } from "./agent-route.ts";
@@ -25,30 +26,31 @@ import { registerRevenueSummary } from "./revenue-summary/index.ts";
 import { registerGetStatus } from "./status/index.ts";
 
 /**
- * Registers every agent route, served through the agent pipeline (dispatch.ts): request id ->
- * authenticate -> path -> target organisation -> required scope -> metering -> validation ->
- * handler, an audit row and a log line. Authentication covers every path under the prefix,
+ * Registers every agent route, served through the agent pipeline (pipeline/agent-call.ts, mounted
+ * by dispatch.ts): authenticate -> path -> target organisation -> required scope -> metering ->
+ * validation -> handler -> audit row, with a request id and a log line. Authentication covers every path under the prefix,
  * registered routes or not (fail closed), except the OpenAPI document (openapi.ts), whose handler
  * the caller mounts with the returned `serveDocument`.
  */
-export function registerAgentApi(api: Api, deps: AppDeps): { serveDocument: () => void } {
+export function registerAgentApi(
+  api: Api,
+  deps: AppDeps,
+): { serveDocument: () => void; pipeline: AgentPipeline } {
   const db = deps.database.db;
   // Described first (it leads the document's paths); served by its own handler, mounted by the
   // caller after the request-log middleware (app.ts).
   const serveDocument = registerOpenApiDocument(api);
-  const pipeline: ListRouteDeps = {
-    ...mountAgentApi(api, {
-      db,
-      clock: deps.clock,
-      logger: deps.logger,
-      // The real metering unless the caller brings one (main.ts adds Redis; tests may pass noop).
-      metering: deps.metering ?? createMetering({ db, logger: deps.logger }),
-      auditWriter: deps.auditWriter,
-      keyCache: deps.keyCache,
-      publicPaths: [OPENAPI_PATH],
-    }),
-    paging: listPaging(cursorSecretOf(deps.config)),
-  };
+  const { pipeline: agentPipeline, ...mounted } = mountAgentApi(api, {
+    db,
+    clock: deps.clock,
+    logger: deps.logger,
+    // The real metering unless the caller brings one (main.ts adds Redis; tests may pass noop).
+    metering: deps.metering ?? createMetering({ db, logger: deps.logger }),
+    auditWriter: deps.auditWriter,
+    keyCache: deps.keyCache,
+    publicPaths: [OPENAPI_PATH],
+  });
+  const pipeline: ListRouteDeps = { ...mounted, paging: listPaging(cursorSecretOf(deps.config)) };
 
   registerListOrgs(api, pipeline);
   registerListBankAccounts(api, pipeline);
@@ -73,5 +75,5 @@ export function registerAgentApi(api: Api, deps: AppDeps): { serveDocument: () =
   // Last: the first registered route answering a path wins (the route table refuses a static
   // path an earlier pattern answers), so /contacts/{id} follows every static /contacts/<word>.
   registerGetContact(api, pipeline);
-  return { serveDocument };
+  return { serveDocument, pipeline: agentPipeline };
 }

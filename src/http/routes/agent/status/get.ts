@@ -2,7 +2,6 @@ import type { MeteringLimits } from "../../../../domain/metering/plans.ts";
 import { readMeterFigures } from "../../../../services/metering/metering.ts";
 import { getStatus } from "../../../../services/status/get-status.ts";
 import type { Api } from "../../../api.ts";
-import { admittedFor } from "../../../pipeline/metering.ts";
 import { type PipelineDeps, registerOrgRoute } from "../agent-route.ts";
 import { StatusResponseSchema } from "./schema.ts";
 
@@ -26,13 +25,13 @@ export const registerGetStatus = (
     scope: null,
     chargesCredit: false,
     response: { schema: StatusResponseSchema, description: "Status of the key and organisation." },
-    handler: async (ctx, _input, c) => {
+    handler: async (ctx, _input, { admission }) => {
       const key = ctx.actor.type === "apiKey" ? ctx.actor.key : null;
       if (!key) throw new Error("status ran without an API key");
       // The metering step computed the figures for this request's headers; reuse them so body
       // and headers agree. Without real metering (tests), read them directly.
       const figures =
-        (await admittedFor(c))?.figures ??
+        admission?.figures ??
         (await readMeterFigures(deps.db, { key, org: ctx.org, now: ctx.now, limits: opts.limits }));
       return getStatus(deps.db, { ctx, figures, environment: opts.environment });
     },
