@@ -6,6 +6,7 @@ import type {
   ForecastInput,
   OpenItem,
   OpenPurchaseOrder,
+  PurchaseOrderPayment,
   RecurringHistoryEntry,
   SalesHistoryEntry,
 } from "./types.ts";
@@ -73,6 +74,8 @@ export interface BookPurchaseOrder {
    * change if earlier); null while no bill covers it. From then on the bill is forecast instead.
    */
   billedOn: string | null;
+  /** The service id of the bill that covers it, when found (its payment teaches the lag). */
+  billId: string | null;
 }
 
 /** An operator's manual or pipeline item, known from the day it was entered. */
@@ -255,11 +258,27 @@ export function booksAsOf(
   salesHistory.sort((a, b) => byText(a.contactId, b.contactId) || byText(a.issueDate, b.issueDate));
 
   const purchaseOrders: OpenPurchaseOrder[] = [];
+  const purchaseOrderHistory: PurchaseOrderPayment[] = [];
+  const docById = new Map(books.documents.map((d) => [d.id, d]));
   for (const po of books.purchaseOrders) {
     const open = purchaseOrderAsOf(po, cutoff);
     if (open) purchaseOrders.push(open);
+    // Billed and the bill paid by then: how long after delivery this supplier was paid.
+    const delivered = po.deliveryDate ?? po.expectedArrivalDate;
+    const bill = po.billId === null ? undefined : docById.get(po.billId);
+    if (!bill || !po.contactId || !inWindow(delivered) || delivered === null) continue;
+    if (po.billedOn === null || po.billedOn > cutoff) continue;
+    const paidDate = documentAsOf(bill, cutoff)?.paidDate ?? null;
+    if (paidDate !== null && paidDate <= cutoff)
+      purchaseOrderHistory.push({ contactId: po.contactId, deliveryDate: delivered, paidDate });
   }
   purchaseOrders.sort((a, b) => byText(a.id, b.id));
+  purchaseOrderHistory.sort(
+    (a, b) =>
+      byText(a.contactId, b.contactId) ||
+      byText(a.deliveryDate, b.deliveryDate) ||
+      byText(a.paidDate, b.paidDate),
+  );
 
   const bankLines = books.bankLines
     .filter((b) => inWindow(b.date))
@@ -288,6 +307,7 @@ export function booksAsOf(
     startingCash,
     openItems,
     purchaseOrders,
+    purchaseOrderHistory,
     salesHistory,
     recurringHistory,
     customers,

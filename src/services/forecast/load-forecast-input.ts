@@ -321,6 +321,7 @@ async function loadPurchaseOrders(
   };
   return list.map((po) => {
     let billedOn: string | null = null;
+    let billId: string | null = null;
     if (po.suppressedReason !== null || po.status === "BILLED") {
       const bills = billsOf.get(po.contactId ?? "") ?? [];
       const refs = [norm(po.number), norm(po.reference)].filter((r) => r !== null);
@@ -339,7 +340,10 @@ async function loadPurchaseOrders(
       }
       for (const b of match) {
         const on = knownOn(b.doc);
-        if (on !== null && (billedOn === null || on < billedOn)) billedOn = on;
+        if (on !== null && (billedOn === null || on < billedOn)) {
+          billedOn = on;
+          billId = b.doc.id;
+        }
       }
       // Billed, but its bill is not found: billed when last changed.
       billedOn ??= localDay(po.updatedAt, org.timezone) ?? "0000-01-01";
@@ -357,6 +361,7 @@ async function loadPurchaseOrders(
       accountId: account(po.accountCode),
       updatedOn: localDay(po.updatedAt, org.timezone),
       billedOn,
+      billId,
     };
   });
 }
