@@ -20,6 +20,7 @@ export const DEV_CURSOR_SECRET = "cashrunway agent api list cursors";
 const SECRET_VARIABLES: ReadonlySet<string> = new Set([
   "CURSOR_SECRET",
   "CASHRUNWAY_LLM_API_KEY",
+  "METRICS_TOKEN",
   ...LEDGER_SECRET_VARIABLES,
 ]);
 
@@ -43,6 +44,11 @@ const ConfigFields = z.object({
    * stdout carries only the lines written for people (progress, the URL, the key).
    */
   LOG_FORMAT: z.enum(["pretty", "json"]).optional(),
+  /**
+   * Bearer token `/metrics` requires when set (at least 16 characters; never logged). Unset,
+   * `/metrics` is open, for a deployment whose network keeps it private.
+   */
+  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   /** Appends the log lines to this file (created with its folder) instead of stderr. */
   LOG_FILE: z.string().min(1).optional(),
   /** Shared burst limiter across instances (metering issue). */

@@ -62,10 +62,10 @@ export interface GenerateDemoOptions {
   folder: string;
   /** Organisation name written to Organisation.json (default "Demo Pty Ltd"). */
   name?: string;
-  /** The kind of business (src/demo/business.ts); default `roaster`, the demo as it was. */
-  business?: Business;
   /** Told after each part of the history is written (`done` of `total` parts), for a progress bar. */
   onProgress?: (done: number, total: number, part: string) => void;
+  /** The kind of business (src/demo/business.ts); default `roaster`, the demo as it was. */
+  business?: Business;
 }
 
 /** A bank account's BankSummary line, as 2-dp decimal strings. */

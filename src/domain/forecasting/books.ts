@@ -95,6 +95,11 @@ export interface BookCustomer {
 export interface Books {
   timezone: string;
   baseCurrency: string;
+  /**
+   * Accounts the owner took out of burn (Settings → Account categories): their history makes
+   * no recurring stream or run rate; open documents, which are owed, still count.
+   */
+  excludedFromBurn?: ReadonlySet<string>;
   documents: readonly BookDocument[];
   purchaseOrders: readonly BookPurchaseOrder[];
   manualItems: readonly BookManualItem[];
@@ -290,7 +295,10 @@ export function booksAsOf(
         byText(a.accountId ?? "", b.accountId ?? "") ||
         toCents(a.amount) - toCents(b.amount),
     );
-  const recurringHistory = [...bills, ...bankLines];
+  const excluded = books.excludedFromBurn;
+  const recurringHistory = [...bills, ...bankLines].filter(
+    (h) => !excluded || h.accountId === null || !excluded.has(h.accountId),
+  );
   const customers: CustomerInfo[] = books.customers
     .map((c) => ({
       contactId: c.contactId,

@@ -23,10 +23,10 @@ export interface SeedDemoOptions {
   folder: string;
   /** Organisation name (default "Demo Pty Ltd"). */
   name?: string;
-  /** The kind of business (src/demo/business.ts); default the usual demo. */
-  business?: Business;
   /** Told as seeding moves on, for a progress display (`npm start`'s first start). */
   onProgress?: (progress: SeedProgress) => void;
+  /** The kind of business (src/demo/business.ts); default the usual demo. */
+  business?: Business;
 }
 
 /**
@@ -71,8 +71,8 @@ export async function seedDemo(db: Db, opts: SeedDemoOptions): Promise<SeededDem
     folder: opts.folder,
     name,
     ...(opts.invoices === undefined ? {} : { invoices: opts.invoices }),
-    ...(opts.business === undefined ? {} : { business: opts.business }),
     onProgress: (done, total, part) => opts.onProgress?.({ step: "generate", done, total, part }),
+    ...(opts.business === undefined ? {} : { business: opts.business }),
   });
   opts.onProgress?.({ step: "import" });
   const org = await createOrganisation(

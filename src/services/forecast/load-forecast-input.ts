@@ -13,6 +13,7 @@ import type { ForecastInput, RecurringHistoryEntry } from "../../domain/forecast
 import { money } from "../../domain/money.ts";
 import { localDate } from "../../domain/timezones.ts";
 import { computeStartingCash, type StartingCash } from "../cash-position/starting-cash.ts";
+import { accountsExcludedFromBurn } from "../categories/categories.ts";
 
 /** The organisation fields the forecast needs. */
 export interface ForecastOrg {
@@ -252,6 +253,8 @@ export async function loadBooks(
   return {
     timezone: tz,
     baseCurrency: org.baseCurrency,
+    // Accounts the owner took out of burn (Settings → Account categories): read as they are now.
+    excludedFromBurn: await accountsExcludedFromBurn(db, orgId),
     documents,
     purchaseOrders,
     manualItems,
