@@ -1,8 +1,11 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx, so `npm install && npm start` needs no build.
-import { register as registerHooks } from "node:module";
-import { register } from "tsx/esm/api";
+// Runs the compiled JavaScript in dist/ (`npm install` builds it: bin/build.mjs). Sources changed
+// since that build (a pull, a merge, an edit) are compiled first, so this never runs stale code;
+// `npm run dev` runs the TypeScript sources directly and reloads on change.
+import { build, isStale } from "./build.mjs";
 
-registerHooks("./workspace-source.mjs", import.meta.url);
-register();
-await import("../src/cli/main.ts");
+if (isStale()) {
+  process.stderr.write("cashrunway: sources changed since the last build; compiling them first\n");
+  await build();
+}
+await import("../dist/cli/main.js");

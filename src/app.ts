@@ -3,8 +3,11 @@ import type { Context } from "hono";
 import { createApi } from "./http/api.ts";
 import type { AppDeps, AppEnv } from "./http/env.ts";
 import { onError } from "./http/errors.ts";
+import { registerHealth } from "./http/health.ts";
 import { allowedMethodsOf, notServed } from "./http/method-not-allowed.ts";
+import { createMetrics, registerMetrics } from "./http/metrics.ts";
 import { bearerToken } from "./http/pipeline/agent-call.ts";
+import { createMetering } from "./http/pipeline/metering.ts";
 import { requestLog } from "./http/request-log.ts";
 import { OPENAPI_PATH } from "./http/routes/agent/agent-route.ts";
 import { registerAgentApi } from "./http/routes/agent/index.ts";
@@ -17,14 +20,19 @@ import { registerWeb } from "./web/index.tsx";
 /** The whole HTTP application, without listen(): tests call `app.request()`. */
 export function createApp(deps: AppDeps) {
   const app = createApi();
+  // Request counts and latency for every request (http/metrics.ts), so registered before all.
+  const metrics = createMetrics(deps);
+  app.use("*", metrics.middleware());
+  const metering = deps.metering ?? createMetering({ db: deps.database.db, logger: deps.logger });
 
   // The agent API first: its one handler answers every agent path but the public OpenAPI
   // document, its request id and log line included, so those requests run no other handler.
-  const agent = registerAgentApi(app, deps);
+  const agent = registerAgentApi(app, { ...deps, metering: metrics.countDecisions(metering) });
   // Every other request: request id and log line.
   app.use("*", requestLog(deps.logger));
   agent.serveDocument();
-  app.get("/healthz", (c) => c.json({ ok: true }));
+  registerHealth(app, deps);
+  registerMetrics(app, metrics, deps.config);
   // The document as /api/agent/openapi.json serves it (generated once, from the route schemas).
   let served: Promise<Record<string, unknown>> | undefined;
   const agentDocument = () => {

@@ -6,6 +6,7 @@ import {
   DEV_CURSOR_SECRET,
   loadConfig,
 } from "./config.ts";
+import { DEFAULT_LEDGER_SCOPES } from "./connector/xero/config.ts";
 
 describe("loadConfig", () => {
   it("applies the documented defaults", () => {
@@ -15,6 +16,14 @@ describe("loadConfig", () => {
       DATA_DIR: "./.cashrunway",
       CASHRUNWAY_ENV: "dev",
       LOG_LEVEL: "info",
+      LEDGER_AUTHORIZE_URL: "https://login.xero.com/identity/connect/authorize",
+      LEDGER_TOKEN_URL: "https://identity.xero.com/connect/token",
+      LEDGER_REVOKE_URL: "https://identity.xero.com/connect/revocation",
+      LEDGER_API_URL: "https://api.xero.com",
+      LEDGER_SCOPES: DEFAULT_LEDGER_SCOPES,
+      LEDGER_SYNC_MINUTES: 30,
+      LEDGER_FULL_SYNC_HOURS: 24,
+      LEDGER_DAILY_BUDGET: 5000,
     });
   });
 
@@ -29,6 +38,7 @@ describe("loadConfig", () => {
     ["CASHRUNWAY_NOW", "yesterday"],
     ["CASHRUNWAY_ENV", "staging"],
     ["LOG_LEVEL", "loud"],
+    ["LOG_FORMAT", "xml"],
   ])("stops on a bad %s, naming the variable", (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}=`));
@@ -57,7 +67,11 @@ describe("CURSOR_SECRET", () => {
     expect(() => loadConfig({ CASHRUNWAY_ENV: "prod", CURSOR_SECRET: DEV_CURSOR_SECRET })).toThrow(
       /CURSOR_SECRET=.*public development default/,
     );
-    const prod = loadConfig({ CASHRUNWAY_ENV: "prod", CURSOR_SECRET: secret });
+    const prod = loadConfig({
+      CASHRUNWAY_ENV: "prod",
+      CURSOR_SECRET: secret,
+      LEDGER_TOKEN_KEY: "k".repeat(32),
+    });
     expect(cursorSecretOf(prod)).toBe(secret);
   });
 
@@ -79,5 +93,33 @@ describe("CURSOR_SECRET", () => {
     expect(
       loadConfig({ CURSOR_SECRET: "x".repeat(CURSOR_SECRET_MIN_LENGTH) }).CURSOR_SECRET,
     ).toHaveLength(CURSOR_SECRET_MIN_LENGTH);
+  });
+});
+
+describe("LEDGER_*", () => {
+  it("defaults to Xero's endpoints and the read-only scopes", () => {
+    const config = loadConfig({});
+    expect(config.LEDGER_AUTHORIZE_URL).toBe("https://login.xero.com/identity/connect/authorize");
+    expect(config.LEDGER_TOKEN_URL).toBe("https://identity.xero.com/connect/token");
+    expect(config.LEDGER_REVOKE_URL).toBe("https://identity.xero.com/connect/revocation");
+    expect(config.LEDGER_API_URL).toBe("https://api.xero.com");
+    expect(config.LEDGER_SYNC_MINUTES).toBe(30);
+    expect(config.LEDGER_SCOPES.split(" ")).toContain("accounting.invoices.read");
+    expect(config.LEDGER_SCOPES).not.toMatch(/accounting\.transactions(\s|$)/);
+  });
+
+  it("LEDGER_TOKEN_KEY is required in prod and never shown", () => {
+    const base = { CASHRUNWAY_ENV: "prod", CURSOR_SECRET: "c".repeat(32) };
+    expect(() => loadConfig(base)).toThrow(
+      /LEDGER_TOKEN_KEY="": required when CASHRUNWAY_ENV=prod/,
+    );
+    let message = "";
+    try {
+      loadConfig({ ...base, LEDGER_TOKEN_KEY: "short-secret" });
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toContain("LEDGER_TOKEN_KEY=<12 characters, not shown>");
+    expect(message).not.toContain("short-secret");
   });
 });

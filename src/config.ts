@@ -1,4 +1,9 @@
 import { z } from "zod";
+import {
+  DEV_LEDGER_TOKEN_KEY,
+  LEDGER_CONFIG_FIELDS,
+  LEDGER_SECRET_VARIABLES,
+} from "./connector/xero/config.ts";
 
 /** The shortest CURSOR_SECRET accepted: 32 characters, as many bytes as the AES key. */
 export const CURSOR_SECRET_MIN_LENGTH = 32;
@@ -12,7 +17,12 @@ export const CURSOR_SECRET_MIN_LENGTH = 32;
 export const DEV_CURSOR_SECRET = "cashrunway agent api list cursors";
 
 /** Variables whose values never appear in a message (a bad value is described, not shown). */
-const SECRET_VARIABLES: ReadonlySet<string> = new Set(["CURSOR_SECRET", "CASHRUNWAY_LLM_API_KEY"]);
+const SECRET_VARIABLES: ReadonlySet<string> = new Set([
+  "CURSOR_SECRET",
+  "CASHRUNWAY_LLM_API_KEY",
+  "METRICS_TOKEN",
+  ...LEDGER_SECRET_VARIABLES,
+]);
 
 /** Each variable's own rule (see `ConfigSchema` for the rules across variables). */
 const ConfigFields = z.object({
@@ -28,6 +38,19 @@ const ConfigFields = z.object({
   CASHRUNWAY_NOW: z.iso.datetime({ offset: true }).optional(),
   CASHRUNWAY_ENV: z.enum(["dev", "prod"]).default("dev"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /**
+   * `serve`'s log lines: `json` (one object a line) or `pretty` (one readable line each); unset,
+   * pretty when stdout is a terminal, else json. They go to stderr, or to LOG_FILE when set;
+   * stdout carries only the lines written for people (progress, the URL, the key).
+   */
+  LOG_FORMAT: z.enum(["pretty", "json"]).optional(),
+  /**
+   * Bearer token `/metrics` requires when set (at least 16 characters; never logged). Unset,
+   * `/metrics` is open, for a deployment whose network keeps it private.
+   */
+  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  /** Appends the log lines to this file (created with its folder) instead of stderr. */
+  LOG_FILE: z.string().min(1).optional(),
   /** Shared burst limiter across instances (metering issue). */
   REDIS_URL: z
     .string()
@@ -51,6 +74,8 @@ const ConfigFields = z.object({
     .string()
     .min(CURSOR_SECRET_MIN_LENGTH, `must be at least ${CURSOR_SECRET_MIN_LENGTH} characters`)
     .optional(),
+  /** The live ledger connection (docs/ledger.md). */
+  ...LEDGER_CONFIG_FIELDS,
 });
 
 /**
@@ -60,6 +85,13 @@ const ConfigFields = z.object({
  */
 export const ConfigSchema = ConfigFields.superRefine((config, issues) => {
   if (config.CASHRUNWAY_ENV !== "prod") return;
+  if (config.LEDGER_TOKEN_KEY === undefined || config.LEDGER_TOKEN_KEY === DEV_LEDGER_TOKEN_KEY) {
+    issues.addIssue({
+      code: "custom",
+      path: ["LEDGER_TOKEN_KEY"],
+      message: "required when CASHRUNWAY_ENV=prod (at least 32 characters, not the dev default)",
+    });
+  }
   if (config.CURSOR_SECRET === undefined) {
     issues.addIssue({
       code: "custom",

@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import { DrizzleQueryError } from "drizzle-orm/errors";
 import { describe, expect, it, vi } from "vitest";
-import { createLogger, lazyChild } from "./logger.ts";
+import { createLogger, lazyChild, logDestination, prettyLine } from "./logger.ts";
 
 function capture() {
   const lines: Record<string, unknown>[] = [];
@@ -63,5 +63,40 @@ describe("error logging", () => {
       "Failed query (parameters withheld): insert into api_keys (label, secret_digest) values ($1, $2)",
     );
     expect(text).toContain("invalid byte sequence");
+  });
+});
+
+describe("LOG_FORMAT=pretty", () => {
+  it("writes one readable line per log line, secrets still redacted, errors with their stack", () => {
+    let text = "";
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        text += String(chunk);
+        done();
+      },
+    });
+    const logger = createLogger("info", logDestination({ format: "pretty" }, sink));
+    logger.info({ url: "http://127.0.0.1:3000", token: "cr_live_secret" }, "listening");
+    logger.error({ err: new Error("went wrong") }, "request failed");
+    const [first, second] = text.split("\n");
+    expect(first).toMatch(
+      /^\d\d:\d\d:\d\d\.\d{3} INFO {2}listening url=http:\/\/127\.0\.0\.1:3000 token=\[redacted\]$/,
+    );
+    expect(second).toMatch(/ ERROR request failed$/);
+    expect(text).toContain("    Error: went wrong\n        at ");
+    expect(text).not.toContain("cr_live_secret");
+  });
+
+  it("passes JSON through unchanged with LOG_FORMAT=json, and leaves a line that is not JSON as it is", () => {
+    const line = '{"level":30,"msg":"x"}\n';
+    let text = "";
+    logDestination({ format: "json" }, {
+      write: (s: string) => {
+        text += s;
+        return true;
+      },
+    } as NodeJS.WritableStream).write(line);
+    expect(text).toBe(line);
+    expect(prettyLine("not json")).toBe("not json\n");
   });
 });

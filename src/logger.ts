@@ -97,3 +97,50 @@ class LazyChildLogger implements RequestLogger {
     (this.child[level] as (...a: unknown[]) => void).apply(this.child, args);
   }
 }
+
+const LEVEL_NAMES: Record<number, string> = {
+  10: "TRACE",
+  20: "DEBUG",
+  30: "INFO",
+  40: "WARN",
+  50: "ERROR",
+  60: "FATAL",
+};
+
+/**
+ * A log line as a person reads it: `12:03:04.567 INFO  listening url=http://… database=pglite`.
+ * Takes pino's JSON line (redaction and error serialisation already done) and returns one line;
+ * an error's stack follows on indented lines.
+ */
+export function prettyLine(json: string): string {
+  let entry: Record<string, unknown>;
+  try {
+    entry = JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    return json.endsWith("\n") ? json : `${json}\n`;
+  }
+  const { level, time, msg, err, ...fields } = entry;
+  const clock = typeof time === "string" ? time.slice(11, 23) : "";
+  const name = (LEVEL_NAMES[level as number] ?? String(level)).padEnd(5);
+  const rest = Object.entries(fields).map(
+    ([k, v]) => `${k}=${typeof v === "string" && !/\s/.test(v) ? v : JSON.stringify(v)}`,
+  );
+  let line = [clock, name, msg ?? "", ...rest].filter((p) => p !== "").join(" ");
+  if (err && typeof err === "object") {
+    const e = err as { message?: string; stack?: string };
+    line += `\n    ${(e.stack ?? e.message ?? JSON.stringify(err)).replace(/\n/g, "\n    ")}`;
+  }
+  return `${line}\n`;
+}
+
+/** Where `serve` writes its log lines, in which format (see LOG_FORMAT and LOG_FILE). */
+export function logDestination(
+  opts: { format: "pretty" | "json"; file?: string | undefined },
+  stderr: NodeJS.WritableStream = process.stderr,
+): pino.DestinationStream {
+  const target: { write(text: string): unknown } = opts.file
+    ? pino.destination({ dest: opts.file, mkdir: true, append: true, sync: true })
+    : stderr;
+  if (opts.format === "json") return target;
+  return { write: (line: string) => void target.write(prettyLine(line)) };
+}

@@ -11,7 +11,7 @@ import { createHttpServer } from "./http/server.ts";
 import { startScheduler } from "./jobs/scheduler.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { BatchedAuditWriter } from "./services/audit/audit-writer.ts";
-import { seedDemo } from "./services/demo/seed-demo.ts";
+import { type SeedProgress, seedDemo } from "./services/demo/seed-demo.ts";
 import { VerifiedKeyCache } from "./services/keys/verified-key-cache.ts";
 import { RedisBurstLimiter } from "./services/metering/redis-burst-limiter.ts";
 import { setDemoOwnerPassword } from "./services/web-auth/set-password.ts";
@@ -22,6 +22,9 @@ export interface RunningServer {
   /** Stops accepting connections, lets in-flight requests finish, closes the database. */
   close(): Promise<void>;
 }
+
+/** Where a start is, for the lines `serve` prints: opening (and migrating) the database, seeding. */
+export type StartProgress = { step: "database"; embedded: boolean } | SeedProgress;
 
 export interface DemoSeeded {
   orgId: string;
@@ -41,12 +44,14 @@ export async function startServer(
     logger?: Logger;
     clock?: Clock;
     onDemo?: (d: DemoSeeded, url: string) => void;
+    onProgress?: (progress: StartProgress) => void;
   } = {},
 ): Promise<RunningServer> {
   const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
   const clock =
     opts.clock ??
     (config.CASHRUNWAY_NOW ? offsetClock(new Date(config.CASHRUNWAY_NOW)) : systemClock);
+  opts.onProgress?.({ step: "database", embedded: !config.DATABASE_URL });
   const database = await openDatabase(config, { share: true });
 
   let demo: DemoSeeded | undefined;
@@ -60,6 +65,7 @@ export async function startServer(
         seed: "demo",
         now: clock.now(),
         folder: `${config.DATA_DIR}/demo-ledger`,
+        ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
       });
       // The demo owner can sign in to the settings screen: a generated password, shown once.
       const signIn = await setDemoOwnerPassword(database.db, seeded.ownerUserId, clock.now());

@@ -1,4 +1,3 @@
-import { createRequire } from "node:module";
 import { ConfigError, loadConfig } from "../config.ts";
 import { DatabaseUnavailableError, openDatabase } from "../db/client.ts";
 import { offsetClock, systemClock } from "../domain/clock.ts";
@@ -7,10 +6,7 @@ import { NotFoundError, ServiceError } from "../services/errors.ts";
 import { nearest, type ParsedArgs, UsageError } from "./args.ts";
 import { type CliContext, type Command, findSubcommand, parseCommandLine } from "./command.ts";
 import { commandHelp, overallHelp } from "./help.ts";
-
-/** The package's version (package.json is two folders up from src/cli and from dist/cli). */
-export const VERSION = (createRequire(import.meta.url)("../../package.json") as { version: string })
-  .version;
+import { VERSION } from "./version.ts";
 
 /** Where a command line's output goes (the process's streams, or a test's buffers). */
 export interface CliOutput {

@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { localDate } from "../domain/timezones.ts";
 import { money2 } from "./amounts.ts";
 import { bankSummaryJson, generateBanking, makeBankContacts } from "./banking.ts";
+import { type Business, businessProfile, DEFAULT_BUSINESS } from "./business.ts";
 import { dayOf, isoOf, msInstant } from "./calendar.ts";
 import { BANK_DIRECTOR, CHART_OF_ACCOUNTS, WAGES_ACCOUNT } from "./catalog.ts";
 import { creditNoteJson, remainingCreditOf } from "./documents.ts";
@@ -61,6 +62,10 @@ export interface GenerateDemoOptions {
   folder: string;
   /** Organisation name written to Organisation.json (default "Demo Pty Ltd"). */
   name?: string;
+  /** Told after each part of the history is written (`done` of `total` parts), for a progress bar. */
+  onProgress?: (done: number, total: number, part: string) => void;
+  /** The kind of business (src/demo/business.ts); default `roaster`, the demo as it was. */
+  business?: Business;
 }
 
 /** A bank account's BankSummary line, as 2-dp decimal strings. */
@@ -167,7 +172,8 @@ export async function generateDemoLedger(opts: GenerateDemoOptions): Promise<Dem
   const scale = invoices / DEFAULT_DEMO_INVOICES;
 
   const root = new Prng(`cashrunway-demo:${seed}`);
-  const st = new GenState(root, today, start, nowMs, scale);
+  const business = businessProfile(opts.business ?? DEFAULT_BUSINESS);
+  const st = new GenState(root, today, start, nowMs, scale, business);
   const fx = new FxTable(root.fork("fx"), start, today - start);
   const names = new NameBook(root.fork("names"));
   const customers = makeCustomers(
@@ -176,6 +182,7 @@ export async function generateDemoLedger(opts: GenerateDemoOptions): Promise<Dem
     customersFor(invoices),
     start,
     today,
+    business,
   );
 
   await mkdir(folder, { recursive: true });
@@ -198,10 +205,13 @@ export async function generateDemoLedger(opts: GenerateDemoOptions): Promise<Dem
     const purchaseOrdersOut = await track(open("PurchaseOrders.json", "PurchaseOrders"));
     const bankOut = await track(open("BankTransactions.json", "BankTransactions"));
 
+    const progress = (done: number, part: string) => opts.onProgress?.(done, 4, part);
+    progress(0, "sales invoices and payments");
     const sales = await generateSales(st, customers, fx, invoices, {
       invoices: invoicesOut,
       payments: paymentsOut,
     });
+    progress(1, "bills, purchase orders and payroll");
 
     let revenue = 0;
     for (const v of st.revenueByMonth.values()) revenue += v;
@@ -245,6 +255,7 @@ export async function generateDemoLedger(opts: GenerateDemoOptions): Promise<Dem
       st.ledger.creditNote(cn);
     }
 
+    progress(2, "bank transactions");
     const bank = await generateBanking(st, payRuns, bankContacts, annualRevenue, {
       bankTransactions: bankOut,
     });
@@ -252,6 +263,7 @@ export async function generateDemoLedger(opts: GenerateDemoOptions): Promise<Dem
     const files: WrittenFile[] = [];
     for (const w of writers.splice(0)) files.push(await w.close());
 
+    progress(3, "contacts, accounts and reports");
     // Contacts: customers, suppliers, bank-only contacts and one merged duplicate.
     const cprng = root.fork("contacts");
     const contactsOut = await track(open("Contacts.json", "Contacts"));
@@ -399,6 +411,7 @@ export async function generateDemoLedger(opts: GenerateDemoOptions): Promise<Dem
     const byName = new Map(CHART_OF_ACCOUNTS.map((a) => [a.code, a.name]));
     const total = (s: StatusCounts) => Object.values(s).reduce((a, b) => a + b, 0);
     const fileCount = (path: string) => files.find((f) => f.path === path)?.count ?? 0;
+    progress(4, "written");
     return {
       seed,
       now: opts.now.toISOString(),

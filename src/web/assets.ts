@@ -91,10 +91,66 @@ button.small, .button.small { padding: 3px 10px; font-size: .85rem; }
 .legend .closing { border-color: #0f6b5c; }
 .legend .conservative { border-color: #b45309; border-top-style: dashed; }
 .legend .optimistic { border-color: #2563eb; border-top-style: dotted; }
+.legend .band { border-top: 8px solid #cfe7e2; height: 0; }
+.legend .inflow { border-top: 8px solid #6fbf9f; }
+.legend .outflow { border-top: 8px solid #e59a8c; }
+svg .grid-line { stroke: #e3e7ec; stroke-width: 1; }
+svg .zero-line { stroke: #9aa5b1; stroke-width: 1.2; }
+svg .threshold-line { stroke: var(--danger); stroke-width: 1.2; stroke-dasharray: 5 4; }
+svg .axis { font-size: 11px; fill: #5f6b7a; }
+svg .line { fill: none; }
+svg .line.closing { stroke: #0f6b5c; stroke-width: 2.6; }
+svg .line.conservative { stroke: #b45309; stroke-width: 2; stroke-dasharray: 6 4; }
+svg .line.optimistic { stroke: #2563eb; stroke-width: 2; stroke-dasharray: 2 4; }
+svg .band { fill: #cfe7e2; fill-opacity: .7; stroke: none; }
+svg .point { fill: #0f6b5c; }
+svg .bar.inflow { fill: #6fbf9f; }
+svg .bar.outflow { fill: #e59a8c; }
+.sparkline { width: 120px; height: 32px; display: block; margin: 4px 0; }
+.sparkline .line.closing { stroke-width: 1.8; }
+.chip.good { background: var(--ok-bg); color: var(--ok); }
+.chip.bad { background: #fde8e7; color: var(--danger); }
+.grid.two { grid-template-columns: repeat(auto-fit, minmax(300px, 1fr)); }
+ol.top-list { margin: 0; padding-left: 1.4em; }
+ol.top-list li { display: flex; justify-content: space-between; gap: 10px; padding: 3px 0; }
+ul.drivers { margin: 6px 0 0; padding-left: 1.2em; font-size: .9rem; }
+ul.insights { margin: 8px 0 0; padding-left: 1.2em; }
+caption { text-align: left; padding: 8px 10px; font-weight: 600; }
+.threshold { display: flex; gap: 6px; align-items: center; flex-wrap: wrap; margin-top: 8px; }
+.threshold label { margin: 0; font-weight: 400; }
+.threshold input { font: inherit; padding: 3px 6px; border: 1px solid #c4ccd6; border-radius: 6px; width: 8em; }
+.scenario-picker { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; margin-bottom: 8px; }
+.scenario-picker label { margin: 0; font-weight: 400; }
+.scenario-picker select { width: auto; }
+details > summary { cursor: pointer; color: var(--brand); }
+details.weeks { margin-top: 10px; }
+.small { font-size: .85rem; }
+.markdown p { margin: 0 0 6px; }
+.refs { font-size: .85rem; }
+svg.versus { width: 100%; height: auto; display: block; }
+svg .line.base { stroke: #9aa5b1; stroke-width: 1.6; stroke-dasharray: 5 4; }
+.fields { display: grid; grid-template-columns: repeat(auto-fit, minmax(200px, 1fr)); gap: 0 14px; }
+.fields input[type=text] { max-width: 100%; }
+details.edit { margin-top: 10px; }
 .placeholder { border: 2px dashed #c4ccd6; border-radius: 10px; padding: 18px; color: var(--muted);
   background: repeating-linear-gradient(45deg, #fbfcfd, #fbfcfd 10px, #f4f6f8 10px, #f4f6f8 20px); }
 .brief h3 { margin: 0 0 4px; font-size: 1rem; }
 .brief section { margin-bottom: 12px; }
+/* A 390 px phone: nothing may be wider than the screen; wide tables scroll inside their frame. */
+img, svg { max-width: 100%; }
+td, th { overflow-wrap: anywhere; }
+@media (max-width: 600px) {
+  html { font-size: 14px; }
+  header.top .bar { padding: 8px 12px; gap: 8px; }
+  header.top .who { margin-left: 0; flex-wrap: wrap; }
+  main { padding: 14px 12px 40px; }
+  .panel { padding: 12px; }
+  .grid, .grid.two { grid-template-columns: minmax(0, 1fr); }
+  .stat .value { font-size: 1.35rem; }
+  th, td { padding: 6px 6px; }
+  .scopes { grid-template-columns: minmax(0, 1fr); }
+  input[type=text], input[type=email], input[type=password], input[type=search], select { max-width: 100%; }
+}
 footer { max-width: 1320px; margin: 0 auto; padding: 0 20px 30px; color: var(--muted); font-size: .8rem; }
 `;
 

@@ -482,8 +482,8 @@ describe(`settings screen over HTTP (${testDriver})`, () => {
           computedAt: now.toISOString(),
           startingCash: "100",
           weeks: Array.from({ length: 13 }, (_, i) => ({
-            weekStart: `2026-W${i + 1}`,
-            weekEnd: `2026-W${i + 1}`,
+            weekStart: `2026-03-${String(2 + i).padStart(2, "0")}`,
+            weekEnd: `2026-03-${String(2 + i).padStart(2, "0")}`,
             opening: "0",
             inflow: "30",
             guaranteedInflow: "10",
@@ -511,9 +511,37 @@ describe(`settings screen over HTTP (${testDriver})`, () => {
     const html = await res.text();
     expect(res.status).toBe(200);
     expect(html).toContain("<polyline");
-    expect(html).toContain("Ending cash (week 13)");
+    expect(html).toContain("ending cash (week 13)");
     expect(html).toContain("165.00");
+    // Real week dates on the axis and every point's exact closing for tests and tooltips.
+    expect(html).toContain('data-closing="105"');
+    // The closing cash never drops below zero: runway reaches past the horizon.
+    expect(html).toContain("Beyond 13 weeks");
     expect(html).toContain("Acme pays on time");
+    // Markdown rendered, never shown as raw markers; HTML in it stays text.
+    expect(html).toContain("<strong>Acme</strong>");
+    expect(html).not.toContain("**");
     expect(html).not.toContain("<script>x</script>");
+
+    // The owner sets a runway threshold above week 1's closing (105): no week of runway left.
+    const set = await owner.post("/settings/runway", {
+      _csrf: owner.csrf(),
+      _org: a.org.id,
+      threshold: "115.50",
+    });
+    expect(set.status).toBe(303);
+    const again = await app.request("/?notice=threshold", {
+      headers: { cookie: `cr_session=${owner.cookies.get("cr_session")}` },
+    });
+    const html2 = await again.text();
+    expect(html2).toContain('data-runway-weeks="0"');
+    expect(html2).toContain("falls below 115.50 AUD in week 1");
+    expect(html2).toContain("Runway threshold set to 115.5");
+    const bad = await owner.post("/settings/runway", {
+      _csrf: owner.csrf(),
+      _org: a.org.id,
+      threshold: "-5",
+    });
+    expect(bad.status).toBe(400);
   });
 });

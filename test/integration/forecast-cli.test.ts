@@ -280,7 +280,11 @@ describe(`cash, forecast and scenario commands (${testDriver})`, () => {
       lines: [{ source: "MANUAL", amount: "40", direction: "in" }],
     });
     const [b] = await run(backtestCommand, ["--org", org.id, "--weeks", "4"]);
-    expect(b).toMatchObject({ horizons: [1, 4, 13], nows: expect.any(Array) });
-    expect((b?.nows as string[] | undefined)?.length).toBe(4);
+    expect(b).toMatchObject({
+      orgId: org.id,
+      horizons: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13],
+    });
+    expect((b?.origins as string[] | undefined)?.length).toBe(4);
+    expect(b?.scores).toMatchObject({ BASE: expect.any(Array), flat: expect.any(Array) });
   });
 });

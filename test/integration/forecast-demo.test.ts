@@ -5,12 +5,19 @@ import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../src/db/client.ts";
 import { forecastScenarios, forecastSnapshots } from "../../src/db/schema/index.ts";
+import { forecastAtOrigin } from "../../src/domain/forecasting/backtest.ts";
+import { toCents } from "../../src/domain/forecasting/cents.ts";
 import { canonical, sum } from "../../src/domain/money.ts";
 import type { AccountBalancesResponse } from "../../src/http/routes/agent/account-balances/index.ts";
 import type { CashPositionResponse } from "../../src/http/routes/agent/cash-position/index.ts";
 import type { ForecastResponseBody } from "../../src/http/routes/agent/forecast/index.ts";
 import { seedDemo } from "../../src/services/demo/seed-demo.ts";
-import { backtestOrganisation } from "../../src/services/forecast/backtest.ts";
+import {
+  backtestOrganisation,
+  latestBacktest,
+  loadBacktestData,
+} from "../../src/services/forecast/backtest.ts";
+import { recomputeForecasts } from "../../src/services/forecast/recompute-forecasts.ts";
 import { createTestKey, getJson, type TestApp, testApp } from "../helpers/api.ts";
 import { testDriver } from "../helpers/test-db.ts";
 
@@ -110,13 +117,61 @@ describe(`the demo organisation's cash and forecast (${testDriver})`, () => {
     expect(banks).toEqual(cash.body.accounts.map((a) => a.reconciledBalance).sort());
   });
 
-  it("beats both naive baselines at every horizon in the backtest", async () => {
-    const r = await backtestOrganisation(db, { orgId, now: NOW, weeks: 26 });
+  it("backtests the served engine: at origin = today it is the live forecast, week for week", async () => {
+    const data = await loadBacktestData(db, orgId, NOW);
+    expect(data.today).toBe("2026-11-22");
+    const replayed = forecastAtOrigin(data, data.today, toCents(data.currentCash));
+    const [live] = await db
+      .select({ payload: forecastSnapshots.payload })
+      .from(forecastSnapshots)
+      .innerJoin(forecastScenarios, eq(forecastScenarios.id, forecastSnapshots.scenarioId))
+      .where(and(eq(forecastSnapshots.orgId, orgId), eq(forecastScenarios.kind, "BASE")));
+    const served = live?.payload as { weeks: unknown[]; startingCash: string };
+    expect(replayed.startingCash).toBe(served.startingCash);
+    expect(replayed.weeks).toEqual(served.weeks);
+    // Purchase orders and ledger expected dates are in both (the old backtest left them out).
+    expect(replayed.lines.some((l) => l.source === "PURCHASE_ORDER")).toBe(true);
+  }, 60_000);
+
+  it("scores BASE and both naive baselines at every horizon, and stores the result", async () => {
+    const r = await backtestOrganisation(db, { orgId, now: NOW, origins: 39 });
+    expect(r.origins).toHaveLength(39);
+    expect(r.scores.BASE.map((s) => s.horizon)).toEqual([
+      1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+    ]);
+    expect(r.scores.BASE[12]?.count).toBe(27);
     for (const h of [1, 4, 13]) {
-      const base = r.errorShare.BASE[h] ?? Number.POSITIVE_INFINITY;
-      expect(base, `horizon ${h}`).toBeLessThan(r.errorShare.flat[h] ?? 0);
-      expect(base, `horizon ${h}`).toBeLessThan(r.errorShare.due_dates[h] ?? 0);
+      const base = Number(r.scores.BASE[h - 1]?.mae);
+      expect(base, `horizon ${h}`).toBeLessThan(Number(r.scores.flat[h - 1]?.mae));
+      expect(base, `horizon ${h}`).toBeLessThan(Number(r.scores.due_dates[h - 1]?.mae));
     }
-    expect(r.samples[13]?.count).toBe(14);
+    const stored = await latestBacktest(db, orgId);
+    expect(stored?.asOfDate).toBe("2026-11-22");
+    expect(stored?.result.scores.BASE[0]).toEqual(r.scores.BASE[0]);
+    // Every horizon's 80% interval, judged on weeks it did not see, holds 70–90% of them.
+    for (const h of r.horizons) {
+      expect(r.intervalCoverage[h], `horizon ${h}`).toBeGreaterThanOrEqual(0.7);
+      expect(r.intervalCoverage[h], `horizon ${h}`).toBeLessThanOrEqual(0.9);
+    }
+  }, 120_000);
+
+  it("bands every week once a backtest is stored, and says so before", async () => {
+    const before = await getJson<ForecastResponseBody>(t.app, "/api/agent/forecast", fullKey);
+    expect(before.body.closingInterval).toMatchObject({ status: "insufficient_history" });
+    expect(before.body.weeks[0]?.closingLow).toBeUndefined();
+    await recomputeForecasts(db, { orgId, now: new Date(NOW.getTime() + 60_000) });
+    const after = await getJson<ForecastResponseBody>(t.app, "/api/agent/forecast", fullKey);
+    expect(after.body.closingInterval).toMatchObject({
+      level: 0.8,
+      status: "calibrated",
+      calibratedOn: "2026-11-22",
+    });
+    for (const w of after.body.weeks) {
+      expect(Number(w.closingLow)).toBeLessThanOrEqual(Number(w.closingHigh));
+    }
+    // Later horizons are less certain.
+    const width = (i: number) =>
+      Number(after.body.weeks[i]?.closingHigh) - Number(after.body.weeks[i]?.closingLow);
+    expect(width(12)).toBeGreaterThan(width(0));
   }, 60_000);
 });

@@ -191,6 +191,7 @@ describe(`ledger import (${testDriver})`, () => {
         outcome: "succeeded",
         counts: result.counts,
         error: null,
+        ledgerCalls: null,
       },
     ]);
     expect(runs[0]?.finishedAt?.getTime()).toBeGreaterThanOrEqual(NOW.getTime());

@@ -1,3 +1,5 @@
+import { DEFAULT_ORIGINS } from "../../domain/forecasting/backtest.ts";
+import { backtestTable } from "../../domain/forecasting/backtest-report.ts";
 import type { ScenarioAssumptions } from "../../domain/forecasting/types.ts";
 import { quoted } from "../../domain/quoted.ts";
 import { ServiceError } from "../../services/errors.ts";
@@ -380,43 +382,34 @@ export const scenarioCommand = defineCommand({
 });
 
 /**
- * `cashrunway backtest --org ID [--weeks N]`: replays the last N weeks (default 26) and prints
- * each method's mean absolute error of weekly closing cash as a share of average cash.
+ * `cashrunway backtest --org ID [--weeks N]`: replays the served engine at the last N Mondays
+ * (default 39) and prints, per horizon, BASE's error against both naive baselines; the result is
+ * stored as the organisation's latest backtest.
  */
 export const backtestCommand = defineCommand({
   name: "backtest",
-  summary: "forecast accuracy: replay the last weeks and compare with what happened",
+  summary: "forecast accuracy: replay the served forecast on past weeks against what happened",
   flags: {
     org: { value: "ID", description: "the organisation" },
-    weeks: { value: "N", description: "how many past weeks to replay, 1 to 104 (default 26)" },
+    weeks: {
+      value: "N",
+      description: `how many past Mondays to replay as origins, 1 to 104 (default ${DEFAULT_ORIGINS})`,
+    },
   },
-  usage: ["backtest --org ID [--weeks N]   forecast accuracy over the last N weeks (default 26)"],
-  examples: ["backtest --org org_tpxprxz2g0095ksv8z2r --weeks 52"],
+  usage: [
+    `backtest --org ID [--weeks N]   forecast error per horizon over the last N origins (default ${DEFAULT_ORIGINS})`,
+  ],
+  examples: ["backtest --org org_tpxprxz2g0095ksv8z2r --json"],
   async run(args, ctx) {
     args.allowOnly("org", "weeks");
     const orgId = args.requireString("org");
-    const weeks = args.int("weeks", 1, 104) ?? 26;
+    const origins = args.int("weeks", 1, 104) ?? DEFAULT_ORIGINS;
     await withDb(ctx, async (db) => {
-      const r = await backtestOrganisation(db, { orgId, now: ctx.clock.now(), weeks });
-      const pct = (v: number | null | undefined) =>
-        v === null || v === undefined ? "—" : `${(v * 100).toFixed(2)}%`;
-      const label: Record<string, string> = {
-        BASE: "BASE",
-        BEST: "BEST",
-        WORST: "WORST",
-        flat: "baseline: cash stays flat",
-        due_dates: "baseline: due dates only",
-      };
-      ctx.print({ ...r }, [
-        `Backtest of ${orgId}: ${r.nows.length} weeks taken as now (${r.nows[0]} … ${r.nows[r.nows.length - 1]})`,
-        "Mean absolute error of weekly closing cash, as a share of average cash:",
-        `${"method".padEnd(28)}${r.horizons.map((h) => `${h} week${h === 1 ? "" : "s"}`.padStart(12)).join("")}`,
-        ...Object.entries(r.errorShare).map(
-          ([m, byH]) =>
-            `${(label[m] ?? m).padEnd(28)}${r.horizons.map((h) => pct(byH[h]).padStart(12)).join("")}`,
-        ),
-        `${"(samples; average cash)".padEnd(28)}${r.horizons.map((h) => `${r.samples[h]?.count ?? 0}`.padStart(12)).join("")}`,
-        `${"".padEnd(28)}${r.horizons.map((h) => (r.samples[h]?.averageCash ?? "0").padStart(12)).join("")}`,
+      await requireOrganisation(db, orgId);
+      const r = await backtestOrganisation(db, { orgId, now: ctx.clock.now(), origins });
+      ctx.print({ orgId, ...r }, [
+        `Backtest of ${orgId}: ${r.origins.length} origins (${r.origins[0] ?? "—"} … ${r.origins[r.origins.length - 1] ?? "—"}), errors = forecast − actual weekly closing cash`,
+        ...backtestTable(r),
       ]);
     });
   },

@@ -109,3 +109,17 @@ export const accountBalances = pgTable(
     ),
   ],
 );
+
+/**
+ * The latest backtest of an organisation (`BacktestResult` in src/domain/forecasting/backtest.ts):
+ * written by the daily forecast job and by `cashrunway backtest`, one row per organisation.
+ */
+export const forecastBacktests = pgTable("forecast_backtests", {
+  orgId: text("org_id")
+    .primaryKey()
+    .references(() => organisations.id),
+  computedAt: instant("computed_at").notNull(),
+  /** The organisation's local date the backtest was run on. */
+  asOfDate: date("as_of_date", { mode: "string" }).notNull(),
+  result: jsonb("result").notNull(),
+});

@@ -19,6 +19,10 @@ const orgId = () =>
     .notNull()
     .references(() => organisations.id);
 const money = (name: string) => numeric(name);
+
+/** Where an account sits in the profit and loss (gap facts §2.4). */
+export const PNL_POSITIONS = ["REVENUE", "COGS", "OPEX", "OFF_PNL"] as const;
+export type PnlPosition = (typeof PNL_POSITIONS)[number];
 const day = (name: string) => date(name, { mode: "string" });
 const instant = (name: string) => timestamp(name, { withTimezone: true });
 
@@ -62,6 +66,8 @@ export const syncRuns = pgTable(
     /** Rows read and written per collection, e.g. `{ "invoices": { "read": 10, "written": 10 } }`. */
     counts: jsonb("counts"),
     error: text("error"),
+    /** Calls made to the ledger's API (live syncs only; 429s and retries included). */
+    ledgerCalls: integer("ledger_calls"),
   },
   (t) => [index("sync_runs_org_started_idx").on(t.orgId, t.startedAt)],
 );
@@ -87,6 +93,13 @@ export const ledgerAccounts = pgTable(
     currency: text("currency"),
     taxType: text("tax_type"),
     isSensitive: boolean("is_sensitive").notNull().default(false),
+    /**
+     * The owner's choice on Settings → Account categories: counted in burn and revenue or not.
+     * null = the default from the account class (src/domain/categories).
+     */
+    includeInBurn: boolean("include_in_burn"),
+    /** The owner's P&L position (Revenue, COGS, OpEx, Off-P&L); null = the default from the type. */
+    pnlPosition: text("pnl_position", { enum: PNL_POSITIONS }),
     updatedAt: instant("updated_at"),
   },
   (t) => [

@@ -3,6 +3,7 @@ import {
   boolean,
   index,
   integer,
+  numeric,
   pgTable,
   primaryKey,
   text,
@@ -58,6 +59,11 @@ export const organisations = pgTable("organisations", {
    * carry (evaluated on every request; the keys themselves are not changed).
    */
   restrictSensitiveToOrgKeys: boolean("restrict_sensitive_to_org_keys").notNull().default(false),
+  /**
+   * The owner's runway threshold (base currency): the dashboard counts weeks until the BASE
+   * forecast's closing cash goes below it. null = zero.
+   */
+  runwayThreshold: numeric("runway_threshold"),
   createdAt: createdAt(),
 });
 

@@ -1,77 +1,69 @@
 import { localDate } from "../timezones.ts";
+import { type Books, booksAsOf } from "./books.ts";
 import { type Cents, centsToDecimal, toCents } from "./cents.ts";
 import { buildForecastModel, computeForecast, WEEKS } from "./compute-forecast.ts";
 import { addDays, dateOf, dayNumber, mondayOnOrBefore } from "./dates.ts";
-import type {
-  AccountInfo,
-  CustomerInfo,
-  ForecastInput,
-  OpenItem,
-  RecurringHistoryEntry,
-  SalesHistoryEntry,
-  ScenarioKind,
-} from "./types.ts";
+import { leaveOneOutCoverage } from "./intervals.ts";
+import type { ForecastInput, ForecastResult } from "./types.ts";
 
 /**
- * Backtesting: replays history. For each of the last N weeks taken as "now", the forecast is
- * computed from what was known then (documents as they stood: issued by then, paid and credited
- * by then, not yet voided) and each week's forecast closing cash is compared with the cash that
- * was actually there. docs/forecast.md, "Backtest", states the rules.
+ * Backtesting: replays the served engine on history. At each origin date the books are rebuilt
+ * as they stood at the end of that day (`booksAsOf`, the very model the live forecast reads as of
+ * today), the cash then is today's cash less every movement since, and `computeForecast` runs on
+ * exactly what the live path would have loaded. Each week's forecast closing cash is compared
+ * with the cash actually there at its end. docs/forecast.md, "Backtest", states the rules.
  */
-
-/** A document's whole life, from which its state on any day is rebuilt. */
-export interface DocumentHistory {
-  id: string;
-  type: "ACCREC" | "ACCPAY";
-  /** The ledger status now. */
-  status: string;
-  contactId: string | null;
-  contactName: string | null;
-  accountId: string | null;
-  issueDate: string;
-  dueDate: string | null;
-  total: string;
-  currency: string;
-  currencyRate: string | null;
-  /** VOIDED documents: the day it was voided (its last update), after which it no longer counts. */
-  voidedOn: string | null;
-  /** Payments (not deleted) in the document's currency. */
-  payments: { date: string; amount: string }[];
-  /** Credit-note allocations in the document's currency. */
-  credits: { date: string; amount: string }[];
-}
 
 /** Everything a backtest reads. */
 export interface BacktestData {
-  timezone: string;
-  baseCurrency: string;
+  books: Books;
   /** The organisation's today: weeks ending before it are complete. */
   today: string;
-  /** Cash now (Σ included bank accounts), the end point of the cash history. */
+  /** Cash at the end of today (Σ included bank accounts with unreconciled lines; no override). */
   currentCash: string;
   /** Signed movements of the included bank accounts (payments and bank lines), base currency. */
-  movements: { date: string; amount: string }[];
-  documents: DocumentHistory[];
-  /** Spend and receive money lines of the included accounts (recurring history). */
-  bankHistory: RecurringHistoryEntry[];
-  customers: CustomerInfo[];
-  accounts: AccountInfo[];
+  movements: readonly { date: string; amount: string }[];
 }
 
-/** The methods compared: the scenarios and two naive baselines. */
-export const BACKTEST_METHODS = ["BASE", "BEST", "WORST", "flat", "due_dates"] as const;
+/** The horizons scored: every week of the forecast. */
+export const HORIZONS: readonly number[] = Array.from({ length: WEEKS }, (_, i) => i + 1);
+
+/** Origins replayed by default: 39 weeks, so even the 13-week horizon is scored 27 times. */
+export const DEFAULT_ORIGINS = 39;
+
+/** What is compared: the served BASE forecast and two naive baselines. */
+export const BACKTEST_METHODS = ["BASE", "flat", "due_dates"] as const;
 export type BacktestMethod = (typeof BACKTEST_METHODS)[number];
 
-export interface BacktestResult {
-  horizons: number[];
-  /** Per method and horizon: mean absolute error of weekly closing cash ÷ average actual cash. */
-  errorShare: Record<BacktestMethod, Record<number, number | null>>;
-  /** Per horizon: the (now, week) pairs compared and the average actual closing cash. */
-  samples: Record<number, { count: number; averageCash: string }>;
-  nows: string[];
+/** One method's error at one horizon. Errors are forecast − actual (positive: too high). */
+export interface HorizonScore {
+  horizon: number;
+  /** Origins whose week h is complete. */
+  count: number;
+  /** Mean absolute error of weekly closing cash. */
+  mae: string;
+  /** Mean of |error| ÷ |actual| over weeks whose actual cash is not 0; a ratio (0.05 = 5%). */
+  mape: number | null;
+  /** Mean signed error: positive = the forecast was too high on average. */
+  bias: string;
 }
 
-const OPEN = new Set(["AUTHORISED", "SUBMITTED", "PAID", "VOIDED"]);
+export interface BacktestResult {
+  today: string;
+  /** The origin dates replayed, oldest first. */
+  origins: string[];
+  horizons: number[];
+  /** Per horizon: the average actual closing cash (to read MAE against). */
+  averageCash: Record<number, string>;
+  scores: Record<BacktestMethod, HorizonScore[]>;
+  /** BASE's signed errors (forecast − actual) per horizon, in origin order: for intervals. */
+  residuals: Record<number, string[]>;
+  /**
+   * Per horizon: the share of weeks whose actual cash fell inside the 80% interval built from
+   * the other origins' residuals (leave-one-out); null with too few residuals.
+   */
+  intervalCoverage: Record<number, number | null>;
+}
 
 /** An instant whose local date in `timezone` is `date` (noon UTC, moved if the zone is far off). */
 export function instantOn(date: string, timezone: string): Date {
@@ -82,11 +74,10 @@ export function instantOn(date: string, timezone: string): Date {
   throw new RangeError(`no instant of ${date} found in ${timezone}`);
 }
 
-/** Cash on every day from `from` to `to` (inclusive): cash now minus what moved after each day. */
+/** Cash at the end of every day from `from` to `to` (inclusive): cash now less later movements. */
 export function dailyCash(data: BacktestData, from: string, to: string): Map<string, Cents> {
   const fromDay = dayNumber(from);
   const toDay = dayNumber(data.today);
-  // Net movement per day, from `from` on.
   const net = new Map<number, Cents>();
   for (const m of data.movements) {
     const d = dayNumber(m.date);
@@ -102,175 +93,134 @@ export function dailyCash(data: BacktestData, from: string, to: string): Map<str
   return out;
 }
 
-function sumUpTo(list: readonly { date: string; amount: string }[], cutoff: string): Cents {
-  let s = 0;
-  for (const x of list) if (x.date <= cutoff) s += toCents(x.amount);
-  return s;
-}
-
-/**
- * The engine's input as known at the end of `cutoff`: documents issued by then, not voided by
- * then, with what was still due then (total − payments − credits dated by then) at their due
- * dates (later edits such as expected payment dates are unknowable); paid dates only for those
- * paid by then; bank lines up to then.
- */
-export function inputAsOf(
+/** The engine's input at `origin`: the books as of the end of that day, the cash then. */
+export function inputAtOrigin(
   data: BacktestData,
-  cutoff: string,
-  startingCash: Cents,
-  now: Date,
+  origin: string,
+  cashThen: Cents,
 ): Omit<ForecastInput, "scenario"> {
-  const openItems: OpenItem[] = [];
-  const salesHistory: SalesHistoryEntry[] = [];
-  const recurringHistory: RecurringHistoryEntry[] = [];
-  for (const d of data.documents) {
-    if (d.issueDate > cutoff || !OPEN.has(d.status)) continue;
-    if (d.status === "VOIDED" && (d.voidedOn === null || d.voidedOn <= cutoff)) continue;
-    const total = toCents(d.total);
-    const settled = sumUpTo(d.payments, cutoff) + sumUpTo(d.credits, cutoff);
-    const due = total - settled;
-    let lastPaid: string | null = null;
-    for (const p of d.payments)
-      if (p.date <= cutoff && (lastPaid === null || p.date > lastPaid)) lastPaid = p.date;
-    const dueDate = d.dueDate ?? d.issueDate;
-    if (due > 0) {
-      openItems.push({
-        id: d.id,
-        source: d.type === "ACCREC" ? "LEDGER_INVOICE" : "LEDGER_BILL",
-        ledgerStatus: d.status === "SUBMITTED" ? "SUBMITTED" : "AUTHORISED",
-        amount: centsToDecimal(due),
-        currency: d.currency,
-        currencyRate: d.currencyRate,
-        expectedDate: dueDate,
-        dueDate,
-        issueDate: d.issueDate,
-        contactId: d.contactId,
-        accountId: d.accountId,
-        probability: null,
-      });
-    }
-    if (d.type === "ACCREC" && d.contactId) {
-      salesHistory.push({
-        contactId: d.contactId,
-        issueDate: d.issueDate,
-        total: d.total,
-        currency: d.currency,
-        currencyRate: d.currencyRate,
-        dueDate,
-        paidDate: due <= 0 ? lastPaid : null,
-        accountId: d.accountId,
-      });
-    } else if (d.type === "ACCPAY") {
-      recurringHistory.push({
-        kind: "bill",
-        contactId: d.contactId,
-        contactName: d.contactName,
-        accountId: d.accountId,
-        date: d.issueDate,
-        dueDate,
-        amount: d.total,
-        currency: d.currency,
-        currencyRate: d.currencyRate,
-      });
-    }
-  }
-  for (const b of data.bankHistory) if (b.date <= cutoff) recurringHistory.push(b);
-  return {
-    now,
-    timezone: data.timezone,
-    baseCurrency: data.baseCurrency,
-    startingCash: centsToDecimal(startingCash),
-    openItems,
-    purchaseOrders: [],
-    salesHistory,
-    recurringHistory,
-    customers: data.customers,
-    accounts: data.accounts,
-  };
+  return booksAsOf(
+    data.books,
+    origin,
+    centsToDecimal(cashThen),
+    instantOn(origin, data.books.timezone),
+  );
 }
 
-/**
- * Runs the backtest over the `weeks` Mondays before the current week: each Monday is "now"
- * (cash as at the Sunday before, documents as they stood then), compared at each horizon h with
- * the actual cash at the end of week h, where that week is complete. Methods: the BASE, BEST
- * and WORST scenarios; `flat` (cash stays as it is); `due_dates` (open receivables and bills
- * exactly at their due dates, overdue ones in week 1, nothing else).
- */
-export function runBacktest(
+/** The served BASE forecast as it would have been computed at `origin`. */
+export function forecastAtOrigin(
   data: BacktestData,
-  opts: { weeks: number; horizons?: number[] },
-): BacktestResult {
-  const horizons = opts.horizons ?? [1, 4, 13];
-  const todayDay = dayNumber(data.today);
-  const thisMonday = mondayOnOrBefore(todayDay);
-  const nows: string[] = [];
-  for (let k = opts.weeks; k >= 1; k--) nows.push(dateOf(thisMonday - 7 * k));
-  const first = nows[0] ?? data.today;
+  origin: string,
+  cashThen: Cents,
+): ForecastResult {
+  const input = inputAtOrigin(data, origin, cashThen);
+  return computeForecast({
+    ...input,
+    scenario: { id: "BASE", name: "Base", kind: "BASE", assumptions: {} },
+  });
+}
+
+/** The Mondays of the `count` weeks before the one holding `today`, oldest first. */
+export function backtestOrigins(today: string, count: number): string[] {
+  const thisMonday = mondayOnOrBefore(dayNumber(today));
+  const out: string[] = [];
+  for (let k = count; k >= 1; k--) out.push(dateOf(thisMonday - 7 * k));
+  return out;
+}
+
+const mean = (xs: readonly number[]) =>
+  xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/**
+ * Runs the backtest over `origins` Mondays before the current week. At each origin (the books as
+ * of the end of that Monday) week h ends on the Sunday 7h − 1 days later; it is scored when that
+ * Sunday is before today. Methods: BASE (the served engine); `flat` (cash stays as it is);
+ * `due_dates` (every open item on its due date, overdue ones in week 1, nothing else).
+ */
+export function runBacktest(data: BacktestData, opts: { origins: number }): BacktestResult {
+  const origins = backtestOrigins(data.today, opts.origins);
+  const first = origins[0] ?? data.today;
   const cash = dailyCash(data, addDays(first, -1), data.today);
-  const lastComplete = todayDay - 1;
-  const errors = new Map<string, number[]>();
+  const lastComplete = dayNumber(data.today) - 1;
+  const signed = new Map<string, number[]>();
+  const relative = new Map<string, number[]>();
   const actuals = new Map<number, number[]>();
-  const record = (method: BacktestMethod, h: number, err: number) => {
-    const key = `${method}|${h}`;
-    const list = errors.get(key) ?? [];
-    list.push(err);
-    errors.set(key, list);
+  const push = <K>(m: Map<K, number[]>, k: K, v: number) => {
+    const l = m.get(k);
+    if (l) l.push(v);
+    else m.set(k, [v]);
   };
-  for (const monday of nows) {
-    const cutoff = addDays(monday, -1);
-    const start = cash.get(cutoff) ?? 0;
-    const now = instantOn(monday, data.timezone);
-    const input = inputAsOf(data, cutoff, start, now);
+  for (const origin of origins) {
+    const start = cash.get(origin) ?? 0;
+    const input = inputAtOrigin(data, origin, start);
     const model = buildForecastModel(input);
-    const closings = new Map<BacktestMethod, Cents[]>();
-    for (const kind of ["BASE", "BEST", "WORST"] as const satisfies readonly ScenarioKind[]) {
-      const r = computeForecast(
-        { ...input, scenario: { id: kind, name: kind, kind, assumptions: {} } },
-        model,
-      );
-      closings.set(
-        kind,
-        r.weeks.map((w) => toCents(w.closing)),
-      );
-    }
-    closings.set("flat", new Array<Cents>(WEEKS).fill(start));
-    const dueOnly = { ...input, salesHistory: [], recurringHistory: [], customers: [] };
-    const due = computeForecast({
-      ...dueOnly,
-      scenario: { id: "due", name: "due", kind: "BASE", assumptions: {} },
-    });
-    closings.set(
-      "due_dates",
-      due.weeks.map((w) => toCents(w.closing)),
+    const base = computeForecast(
+      { ...input, scenario: { id: "BASE", name: "Base", kind: "BASE", assumptions: {} } },
+      model,
     );
-    for (const h of horizons) {
-      const weekEnd = dayNumber(monday) + 7 * h - 1;
+    const due = computeForecast({
+      ...input,
+      salesHistory: [],
+      recurringHistory: [],
+      customers: [],
+      scenario: {
+        id: "due_dates",
+        name: "Due dates",
+        kind: "CUSTOM",
+        assumptions: { basedOn: "BASE", receivableTiming: "due" },
+      },
+    });
+    const closings: Record<BacktestMethod, Cents[]> = {
+      BASE: base.weeks.map((w) => toCents(w.closing)),
+      flat: new Array<Cents>(WEEKS).fill(start),
+      due_dates: due.weeks.map((w) => toCents(w.closing)),
+    };
+    for (const h of HORIZONS) {
+      const weekEnd = dayNumber(origin) + 7 * h - 1;
       if (weekEnd > lastComplete) continue;
       const actual = cash.get(dateOf(weekEnd));
       if (actual === undefined) continue;
-      actuals.set(h, [...(actuals.get(h) ?? []), actual]);
-      for (const method of BACKTEST_METHODS) {
-        const forecast = closings.get(method)?.[h - 1] ?? start;
-        record(method, h, Math.abs(forecast - actual));
+      push(actuals, h, actual);
+      for (const m of BACKTEST_METHODS) {
+        const err = (closings[m][h - 1] ?? start) - actual;
+        push(signed, `${m}|${h}`, err);
+        if (actual !== 0) push(relative, `${m}|${h}`, Math.abs(err) / Math.abs(actual));
       }
     }
   }
-  const errorShare = Object.fromEntries(
-    BACKTEST_METHODS.map((m) => [m, {} as Record<number, number | null>]),
-  ) as Record<BacktestMethod, Record<number, number | null>>;
-  const samples: BacktestResult["samples"] = {};
-  for (const h of horizons) {
-    const acts = actuals.get(h) ?? [];
-    const avg = acts.length > 0 ? acts.reduce((a, b) => a + b, 0) / acts.length : 0;
-    samples[h] = { count: acts.length, averageCash: centsToDecimal(Math.round(avg)) };
-    for (const m of BACKTEST_METHODS) {
-      const errs = errors.get(`${m}|${h}`) ?? [];
-      // A ratio for reading, not money: the mean error as a share of average cash.
-      errorShare[m][h] =
-        errs.length > 0 && avg !== 0
-          ? errs.reduce((a, b) => a + b, 0) / errs.length / Math.abs(avg)
-          : null;
-    }
+  const scores = Object.fromEntries(
+    BACKTEST_METHODS.map((m) => [
+      m,
+      HORIZONS.map((h): HorizonScore => {
+        const errs = signed.get(`${m}|${h}`) ?? [];
+        const rel = relative.get(`${m}|${h}`) ?? [];
+        return {
+          horizon: h,
+          count: errs.length,
+          mae: centsToDecimal(Math.round(mean(errs.map(Math.abs)))),
+          // A ratio for reading, not money.
+          mape: rel.length > 0 ? mean(rel) : null,
+          bias: centsToDecimal(Math.round(mean(errs))),
+        };
+      }),
+    ]),
+  ) as Record<BacktestMethod, HorizonScore[]>;
+  const averageCash: Record<number, string> = {};
+  const residuals: Record<number, string[]> = {};
+  const intervalCoverage: Record<number, number | null> = {};
+  for (const h of HORIZONS) {
+    averageCash[h] = centsToDecimal(Math.round(mean(actuals.get(h) ?? [])));
+    const errs = signed.get(`BASE|${h}`) ?? [];
+    residuals[h] = errs.map(centsToDecimal);
+    intervalCoverage[h] = leaveOneOutCoverage(errs);
   }
-  return { horizons, errorShare, samples, nows };
+  return {
+    today: data.today,
+    origins,
+    horizons: [...HORIZONS],
+    averageCash,
+    scores,
+    residuals,
+    intervalCoverage,
+  };
 }

@@ -173,6 +173,11 @@ export class BatchedAuditWriter implements AuditWriter {
     return this.opts.intervalMs ?? 100;
   }
 
+  /** Rows written and not yet committed (the `cashrunway_audit_rows_pending` metric). */
+  get pending(): number {
+    return this.buffer.length;
+  }
+
   async write(row: AgentRequestAudit): Promise<void> {
     this.buffer.push(row);
     if (this.closed || this.buffer.length >= (this.opts.maxBuffered ?? 20_000)) {

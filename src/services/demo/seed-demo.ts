@@ -1,4 +1,5 @@
 import type { Db } from "../../db/client.ts";
+import type { Business } from "../../demo/business.ts";
 import {
   DEMO_ORG_NAME,
   DEMO_TIMEZONE,
@@ -22,7 +23,21 @@ export interface SeedDemoOptions {
   folder: string;
   /** Organisation name (default "Demo Pty Ltd"). */
   name?: string;
+  /** Told as seeding moves on, for a progress display (`npm start`'s first start). */
+  onProgress?: (progress: SeedProgress) => void;
+  /** The kind of business (src/demo/business.ts); default the usual demo. */
+  business?: Business;
 }
+
+/**
+ * Where a seeding is: generating the ledger export (`done` of `total` parts), importing it (which
+ * computes the forecasts, baselines and summaries), creating the key, finished.
+ */
+export type SeedProgress =
+  | { step: "generate"; done: number; total: number; part: string }
+  | { step: "import" }
+  | { step: "key" }
+  | { step: "done" };
 
 /** A seeded demo organisation, with its key (shown once) and the generation summary. */
 export interface SeededDemo {
@@ -56,7 +71,10 @@ export async function seedDemo(db: Db, opts: SeedDemoOptions): Promise<SeededDem
     folder: opts.folder,
     name,
     ...(opts.invoices === undefined ? {} : { invoices: opts.invoices }),
+    onProgress: (done, total, part) => opts.onProgress?.({ step: "generate", done, total, part }),
+    ...(opts.business === undefined ? {} : { business: opts.business }),
   });
+  opts.onProgress?.({ step: "import" });
   const org = await createOrganisation(
     db,
     { name, baseCurrency: "AUD", timezone: DEMO_TIMEZONE },
@@ -74,11 +92,13 @@ export async function seedDemo(db: Db, opts: SeedDemoOptions): Promise<SeededDem
       sensitive: true,
     });
   }
+  opts.onProgress?.({ step: "key" });
   const created = await createApiKey(
     db,
     { kind: "ORG", orgId: org.id, label: DEMO_KEY_LABEL, scopes: ALL_BUT_SENSITIVE },
     opts.now,
   );
+  opts.onProgress?.({ step: "done" });
   return {
     orgId: org.id,
     ownerUserId: org.ownerUserId,

@@ -1,20 +1,19 @@
 import { sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client.ts";
+import {
+  type BookDocument,
+  type BookManualItem,
+  type BookPurchaseOrder,
+  type Books,
+  booksAsOf,
+  HISTORY_DAYS,
+} from "../../domain/forecasting/books.ts";
 import { addDays } from "../../domain/forecasting/dates.ts";
-import type {
-  AccountInfo,
-  CustomerInfo,
-  ForecastInput,
-  OpenItem,
-  OpenPurchaseOrder,
-  RecurringHistoryEntry,
-  SalesHistoryEntry,
-} from "../../domain/forecasting/types.ts";
+import type { ForecastInput, RecurringHistoryEntry } from "../../domain/forecasting/types.ts";
+import { money } from "../../domain/money.ts";
 import { localDate } from "../../domain/timezones.ts";
 import { computeStartingCash, type StartingCash } from "../cash-position/starting-cash.ts";
-
-/** Days of history read for cadences (two years and a bit: a yearly charge shows twice). */
-export const HISTORY_DAYS = 800;
+import { accountsExcludedFromBurn } from "../categories/categories.ts";
 
 /** The organisation fields the forecast needs. */
 export interface ForecastOrg {
@@ -25,6 +24,9 @@ export interface ForecastOrg {
 
 const rows = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
 
+const localDay = (at: Date | string | null, timezone: string): string | null =>
+  at === null ? null : localDate(at instanceof Date ? at : new Date(at), timezone);
+
 /** The chart of accounts as `code → service id` (the first account of a code) and infos. */
 async function loadAccounts(db: DbOrTx, orgId: string) {
   const list = rows<{ id: string; code: string | null; name: string }>(
@@ -34,32 +36,145 @@ async function loadAccounts(db: DbOrTx, orgId: string) {
   );
   const byCode = new Map<string, string>();
   for (const a of list) if (a.code && !byCode.has(a.code)) byCode.set(a.code, a.id);
-  const infos: AccountInfo[] = list.map((a) => ({ id: a.id, name: a.name }));
-  return { byCode, infos };
+  return { byCode, infos: list.map((a) => ({ id: a.id, name: a.name })) };
 }
 
+/** Case- and space-insensitive reference text, as the bill matcher compares it. */
+const norm = (text: string | null) => {
+  const t = text?.trim().toUpperCase() ?? "";
+  return t === "" ? null : t;
+};
+
 /**
- * Everything the engine reads for one organisation, as the projection holds it now: open
- * receivables and bills, manual and pipeline items, open purchase orders, sales and payment
- * history, customers, accounts and the starting cash. One read per collection; the scenario is
- * filled in by the caller.
+ * The books of an organisation (domain/forecasting/books.ts). `cutoff` set (the live path):
+ * only what can matter on or after it is read: documents open now, changed after it, or within
+ * the history window; payments only of documents changed after it. `cutoff` null (the
+ * backtest): everything.
  */
-export async function loadForecastInput(
+export async function loadBooks(
   db: DbOrTx,
   org: ForecastOrg,
-  now: Date,
-): Promise<{ input: Omit<ForecastInput, "scenario">; cash: StartingCash }> {
+  input: { cutoff: string | null; includedBankAccounts: readonly string[] },
+): Promise<Books> {
   const orgId = org.id;
-  const today = localDate(now, org.timezone);
-  const since = addDays(today, -HISTORY_DAYS);
-  const cash = await computeStartingCash(db, org, now);
+  const tz = org.timezone;
   const { byCode, infos } = await loadAccounts(db, orgId);
   const account = (code: string | null) => (code ? (byCode.get(code) ?? null) : null);
+  const cutoff = input.cutoff;
+  const since = cutoff === null ? null : addDays(cutoff, -HISTORY_DAYS);
+  // The local date of the last change, compared in SQL with the cutoff.
+  const changedAfter =
+    cutoff === null
+      ? sql`true`
+      : sql`(ledger_updated_at AT TIME ZONE ${tz})::date > ${cutoff}::date`;
+  const docFilter =
+    since === null
+      ? sql`true`
+      : sql`(ledger_status IN ('AUTHORISED', 'SUBMITTED') OR issue_date IS NULL
+             OR issue_date >= ${since}::date OR ${changedAfter})`;
 
-  const openItems: OpenItem[] = rows<{
+  const docRows = rows<{
     id: string;
-    source: OpenItem["source"];
-    ledgerStatus: string | null;
+    externalId: string | null;
+    source: string;
+    status: string | null;
+    number: string | null;
+    contactId: string | null;
+    contactName: string | null;
+    category: string | null;
+    issueDate: string | null;
+    dueDate: string | null;
+    expectedDate: string;
+    total: string;
+    amountDue: string | null;
+    currency: string;
+    currencyRate: string | null;
+    paidDate: string | null;
+    updatedAt: Date | string | null;
+  }>(
+    await db.execute(sql`
+      SELECT id, external_id AS "externalId", source, ledger_status AS status,
+             invoice_number AS number, contact_external_id AS "contactId",
+             contact_name AS "contactName", category,
+             issue_date::text AS "issueDate", due_date::text AS "dueDate",
+             expected_date::text AS "expectedDate", amount::text AS total,
+             amount_due::text AS "amountDue", currency, currency_rate::text AS "currencyRate",
+             actual_date::text AS "paidDate", ledger_updated_at AS "updatedAt"
+      FROM cash_items
+      WHERE org_id = ${orgId} AND source IN ('LEDGER_INVOICE', 'LEDGER_BILL') AND ${docFilter}
+      ORDER BY id COLLATE "C"`),
+  );
+  const paid = new Map<string, { date: string; amount: string }[]>();
+  const credited = new Map<string, { date: string; amount: string }[]>();
+  const rebuilt = docRows.filter((d) => {
+    const on = localDay(d.updatedAt, tz);
+    return cutoff === null || (on !== null && on > cutoff);
+  });
+  if (rebuilt.length > 0) {
+    const only =
+      cutoff === null
+        ? sql`true`
+        : sql`invoice_external_id IN (${sql.join(
+            rebuilt.map((d) => sql`${d.externalId ?? ""}`),
+            sql`, `,
+          )})`;
+    for (const p of rows<{ doc: string; date: string; amount: string }>(
+      await db.execute(sql`
+        SELECT invoice_external_id AS doc, date::text AS date, amount::text AS amount
+        FROM payments WHERE org_id = ${orgId} AND invoice_external_id IS NOT NULL
+          AND status <> 'DELETED' AND ${only}`),
+    )) {
+      const list = paid.get(p.doc);
+      if (list) list.push({ date: p.date, amount: p.amount });
+      else paid.set(p.doc, [{ date: p.date, amount: p.amount }]);
+    }
+    const onlyAlloc =
+      cutoff === null
+        ? sql`true`
+        : sql`a.invoice_external_id IN (${sql.join(
+            rebuilt.map((d) => sql`${d.externalId ?? ""}`),
+            sql`, `,
+          )})`;
+    for (const c of rows<{ doc: string; date: string; amount: string }>(
+      await db.execute(sql`
+        SELECT a.invoice_external_id AS doc, COALESCE(a.date, cn.issue_date)::text AS date,
+               a.amount::text AS amount
+        FROM credit_note_allocations a
+        JOIN credit_notes cn ON cn.org_id = a.org_id AND cn.id = a.credit_note_id
+        WHERE a.org_id = ${orgId} AND a.invoice_external_id IS NOT NULL
+          AND cn.ledger_status IN ('AUTHORISED', 'PAID')
+          AND COALESCE(a.date, cn.issue_date) IS NOT NULL AND ${onlyAlloc}`),
+    )) {
+      const list = credited.get(c.doc);
+      if (list) list.push({ date: c.date, amount: c.amount });
+      else credited.set(c.doc, [{ date: c.date, amount: c.amount }]);
+    }
+  }
+  const documents: BookDocument[] = docRows.map((d) => ({
+    id: d.id,
+    type: d.source === "LEDGER_INVOICE" ? "ACCREC" : "ACCPAY",
+    status: d.status ?? "DRAFT",
+    contactId: d.contactId,
+    contactName: d.contactName,
+    accountId: account(d.category),
+    issueDate: d.issueDate,
+    dueDate: d.dueDate,
+    expectedDate: d.expectedDate,
+    total: d.total,
+    amountDue: d.amountDue,
+    currency: d.currency,
+    currencyRate: d.currencyRate,
+    paidDate: d.paidDate,
+    updatedOn: localDay(d.updatedAt, tz),
+    payments: (d.externalId && paid.get(d.externalId)) || [],
+    credits: (d.externalId && credited.get(d.externalId)) || [],
+  }));
+
+  const purchaseOrders = await loadPurchaseOrders(db, org, documents, docRows, account);
+
+  const manualItems: BookManualItem[] = rows<{
+    id: string;
+    source: "MANUAL" | "PIPELINE";
     amount: string;
     currency: string;
     currencyRate: string | null;
@@ -69,74 +184,25 @@ export async function loadForecastInput(
     contactId: string | null;
     category: string | null;
     probability: string | null;
+    enteredAt: Date | string;
   }>(
     await db.execute(sql`
-      SELECT id, source, ledger_status AS "ledgerStatus",
-             (CASE WHEN source IN ('LEDGER_INVOICE', 'LEDGER_BILL') THEN amount_due ELSE amount END)::text AS amount,
-             currency, currency_rate::text AS "currencyRate", expected_date::text AS "expectedDate",
-             due_date::text AS "dueDate", issue_date::text AS "issueDate",
-             contact_external_id AS "contactId", category, probability::text AS probability
+      SELECT id, source, amount::text AS amount, currency, currency_rate::text AS "currencyRate",
+             expected_date::text AS "expectedDate", due_date::text AS "dueDate",
+             issue_date::text AS "issueDate", contact_external_id AS "contactId", category,
+             probability::text AS probability, last_synced_at AS "enteredAt"
       FROM cash_items
-      WHERE org_id = ${orgId}
-        AND ((source IN ('LEDGER_INVOICE', 'LEDGER_BILL') AND ledger_status IN ('AUTHORISED', 'SUBMITTED')
-              AND amount_due > 0)
-          OR (source IN ('MANUAL', 'PIPELINE') AND status = 'FORECAST'))
+      WHERE org_id = ${orgId} AND source IN ('MANUAL', 'PIPELINE') AND status = 'FORECAST'
       ORDER BY id COLLATE "C"`),
-  ).map((r) => ({ ...r, accountId: account(r.category) }));
+  ).map(({ category, enteredAt, ...m }) => ({
+    ...m,
+    ledgerStatus: null,
+    accountId: account(category),
+    enteredOn: localDay(enteredAt, tz) ?? "0000-01-01",
+  }));
 
-  const purchaseOrders: OpenPurchaseOrder[] = rows<
-    Omit<OpenPurchaseOrder, "accountId"> & { accountCode: string | null }
-  >(
-    await db.execute(sql`
-      SELECT po.id, po.status, po.total::text AS total, po.currency, po.currency_rate::text AS "currencyRate",
-             po.issue_date::text AS "issueDate", po.delivery_date::text AS "deliveryDate",
-             po.expected_arrival_date::text AS "expectedArrivalDate",
-             po.contact_external_id AS "contactId", po.suppressed_reason AS "suppressedReason",
-             (SELECT l.account_code FROM purchase_order_lines l
-               WHERE l.org_id = po.org_id AND l.purchase_order_id = po.id AND l.account_code IS NOT NULL
-               ORDER BY abs(COALESCE(l.line_amount, 0)) DESC, l.line_number LIMIT 1) AS "accountCode"
-      FROM purchase_orders po
-      WHERE po.org_id = ${orgId} AND po.status IN ('AUTHORISED', 'SUBMITTED') AND po.suppressed_reason IS NULL
-      ORDER BY po.id COLLATE "C"`),
-  ).map(({ accountCode, ...po }) => ({ ...po, accountId: account(accountCode) }));
-
-  const salesHistory: SalesHistoryEntry[] = rows<
-    Omit<SalesHistoryEntry, "accountId"> & { category: string | null }
-  >(
-    await db.execute(sql`
-      SELECT contact_external_id AS "contactId", issue_date::text AS "issueDate", amount::text AS total,
-             currency, currency_rate::text AS "currencyRate", due_date::text AS "dueDate",
-             CASE WHEN ledger_status = 'PAID' THEN actual_date::text END AS "paidDate", category
-      FROM cash_items
-      WHERE org_id = ${orgId} AND source = 'LEDGER_INVOICE'
-        AND ledger_status IN ('AUTHORISED', 'SUBMITTED', 'PAID')
-        AND contact_external_id IS NOT NULL AND issue_date IS NOT NULL
-        AND issue_date >= ${since}::date AND issue_date <= ${today}::date
-      ORDER BY contact_external_id COLLATE "C", issue_date, id COLLATE "C"`),
-  ).map(({ category, ...e }) => ({ ...e, accountId: account(category) }));
-
-  const included = cash.accounts.filter((a) => a.included).map((a) => a.externalId);
-  const bills = rows<{
-    contactId: string | null;
-    contactName: string | null;
-    category: string | null;
-    date: string;
-    dueDate: string | null;
-    amount: string;
-    currency: string;
-    currencyRate: string | null;
-  }>(
-    await db.execute(sql`
-      SELECT contact_external_id AS "contactId", contact_name AS "contactName", category,
-             issue_date::text AS date, expected_date::text AS "dueDate", amount::text AS amount,
-             currency, currency_rate::text AS "currencyRate"
-      FROM cash_items
-      WHERE org_id = ${orgId} AND source = 'LEDGER_BILL'
-        AND ledger_status IN ('AUTHORISED', 'SUBMITTED', 'PAID') AND issue_date IS NOT NULL
-        AND issue_date >= ${since}::date AND issue_date <= ${today}::date
-      ORDER BY id COLLATE "C"`),
-  );
-  const bankLines =
+  const included = input.includedBankAccounts;
+  const bankLines: RecurringHistoryEntry[] =
     included.length === 0
       ? []
       : rows<{
@@ -157,58 +223,171 @@ export async function loadForecastInput(
                 included.map((e) => sql`${e}`),
                 sql`, `,
               )})
-              AND date >= ${since}::date AND date <= ${today}::date
+              ${since === null ? sql`` : sql`AND date >= ${since}::date`}
             ORDER BY id COLLATE "C"`),
-        );
-  const recurringHistory: RecurringHistoryEntry[] = [
-    ...bills.map(
-      (b): RecurringHistoryEntry => ({
-        kind: "bill",
-        contactId: b.contactId,
-        contactName: b.contactName,
-        accountId: account(b.category),
-        date: b.date,
-        dueDate: b.dueDate,
-        amount: b.amount,
-        currency: b.currency,
-        currencyRate: b.currencyRate,
-      }),
-    ),
-    ...bankLines.map(
-      (t): RecurringHistoryEntry => ({
-        kind: t.type === "RECEIVE" ? "receive" : "spend",
-        contactId: t.contactId,
-        contactName: t.contactName,
-        accountId: account(t.category),
-        date: t.date,
-        dueDate: null,
-        amount: t.amount,
-        currency: t.currency,
-        currencyRate: null,
-      }),
-    ),
-  ];
+        ).map((t) => ({
+          kind: t.type === "RECEIVE" ? "receive" : "spend",
+          contactId: t.contactId,
+          contactName: t.contactName,
+          accountId: account(t.category),
+          date: t.date,
+          dueDate: null,
+          amount: t.amount,
+          currency: t.currency,
+          currencyRate: null,
+        }));
 
-  const customers: CustomerInfo[] = rows<{ contactId: string; name: string; active: boolean }>(
+  const customers = rows<{
+    contactId: string;
+    name: string;
+    active: boolean;
+    updatedAt: Date | string | null;
+  }>(
     await db.execute(sql`
-      SELECT external_id AS "contactId", name, (contact_status = 'ACTIVE') AS active
+      SELECT external_id AS "contactId", name, (contact_status = 'ACTIVE') AS active,
+             ledger_updated_at AS "updatedAt"
       FROM contacts WHERE org_id = ${orgId} AND is_customer
       ORDER BY external_id COLLATE "C"`),
-  );
+  ).map(({ updatedAt, ...c }) => ({ ...c, updatedOn: localDay(updatedAt, tz) }));
 
   return {
-    input: {
-      now,
-      timezone: org.timezone,
-      baseCurrency: org.baseCurrency,
-      startingCash: cash.effectiveStartingCash,
-      openItems,
-      purchaseOrders,
-      salesHistory,
-      recurringHistory,
-      customers,
-      accounts: infos,
-    },
-    cash,
+    timezone: tz,
+    baseCurrency: org.baseCurrency,
+    documents,
+    purchaseOrders,
+    manualItems,
+    bankLines,
+    customers,
+    accounts: infos,
   };
+}
+
+/**
+ * Purchase orders with the day their bill became known. The bill is found as the bill matcher
+ * (services/sync/suppress-purchase-orders.ts) matched it: same supplier and the order's number
+ * or reference as the bill's number, else the same total dated 7 days before to 60 after.
+ */
+async function loadPurchaseOrders(
+  db: DbOrTx,
+  org: ForecastOrg,
+  documents: readonly BookDocument[],
+  docRows: readonly { id: string; number: string | null }[],
+  account: (code: string | null) => string | null,
+): Promise<BookPurchaseOrder[]> {
+  const list = rows<{
+    id: string;
+    status: string;
+    number: string | null;
+    reference: string | null;
+    total: string;
+    currency: string;
+    currencyRate: string | null;
+    issueDate: string | null;
+    deliveryDate: string | null;
+    expectedArrivalDate: string | null;
+    contactId: string | null;
+    suppressedReason: string | null;
+    updatedAt: Date | string | null;
+    accountCode: string | null;
+  }>(
+    await db.execute(sql`
+      SELECT po.id, po.status, po.purchase_order_number AS number, po.reference,
+             po.total::text AS total, po.currency, po.currency_rate::text AS "currencyRate",
+             po.issue_date::text AS "issueDate", po.delivery_date::text AS "deliveryDate",
+             po.expected_arrival_date::text AS "expectedArrivalDate",
+             po.contact_external_id AS "contactId", po.suppressed_reason AS "suppressedReason",
+             po.ledger_updated_at AS "updatedAt",
+             (SELECT l.account_code FROM purchase_order_lines l
+               WHERE l.org_id = po.org_id AND l.purchase_order_id = po.id AND l.account_code IS NOT NULL
+               ORDER BY abs(COALESCE(l.line_amount, 0)) DESC, l.line_number LIMIT 1) AS "accountCode"
+      FROM purchase_orders po
+      WHERE po.org_id = ${org.id} AND po.status IN ('AUTHORISED', 'SUBMITTED', 'BILLED')
+      ORDER BY po.id COLLATE "C"`),
+  );
+  if (list.length === 0) return [];
+  const numberOf = new Map(docRows.map((d) => [d.id, d.number]));
+  const billsOf = new Map<string, { number: string | null; doc: BookDocument }[]>();
+  for (const d of documents) {
+    if (d.type !== "ACCPAY" || d.contactId === null) continue;
+    if (d.status === "VOIDED" || d.status === "DELETED") continue;
+    const entry = { number: norm(numberOf.get(d.id) ?? null), doc: d };
+    const l = billsOf.get(d.contactId);
+    if (l) l.push(entry);
+    else billsOf.set(d.contactId, [entry]);
+  }
+  const knownOn = (d: BookDocument) => {
+    const issued = d.issueDate ?? d.updatedOn;
+    if (issued === null) return d.updatedOn;
+    return d.updatedOn !== null && d.updatedOn < issued ? d.updatedOn : issued;
+  };
+  return list.map((po) => {
+    let billedOn: string | null = null;
+    if (po.suppressedReason !== null || po.status === "BILLED") {
+      const bills = billsOf.get(po.contactId ?? "") ?? [];
+      const refs = [norm(po.number), norm(po.reference)].filter((r) => r !== null);
+      let match = bills.filter((b) => b.number !== null && refs.includes(b.number));
+      if (match.length === 0 && po.issueDate !== null) {
+        const from = addDays(po.issueDate, -7);
+        const to = addDays(po.issueDate, 60);
+        match = bills.filter(
+          (b) =>
+            b.doc.currency === po.currency &&
+            b.doc.issueDate !== null &&
+            b.doc.issueDate >= from &&
+            b.doc.issueDate <= to &&
+            money(b.doc.total).eq(money(po.total)),
+        );
+      }
+      for (const b of match) {
+        const on = knownOn(b.doc);
+        if (on !== null && (billedOn === null || on < billedOn)) billedOn = on;
+      }
+      // Billed, but its bill is not found: billed when last changed.
+      billedOn ??= localDay(po.updatedAt, org.timezone) ?? "0000-01-01";
+    }
+    return {
+      id: po.id,
+      status: po.status,
+      total: po.total,
+      currency: po.currency,
+      currencyRate: po.currencyRate,
+      issueDate: po.issueDate,
+      deliveryDate: po.deliveryDate,
+      expectedArrivalDate: po.expectedArrivalDate,
+      contactId: po.contactId,
+      accountId: account(po.accountCode),
+      updatedOn: localDay(po.updatedAt, org.timezone),
+      billedOn,
+    };
+  });
+}
+
+/** The included bank accounts' ids and the cash position as at `now`. */
+export async function loadCash(db: DbOrTx, org: ForecastOrg, now: Date) {
+  const cash = await computeStartingCash(db, org, now);
+  return { cash, included: cash.accounts.filter((a) => a.included).map((a) => a.externalId) };
+}
+
+/**
+ * Everything the engine reads for one organisation: the books as of today (the same model the
+ * backtest replays at each past origin) and the starting cash. The scenario is filled in by the
+ * caller.
+ */
+export async function loadForecastInput(
+  db: DbOrTx,
+  org: ForecastOrg,
+  now: Date,
+): Promise<{ input: Omit<ForecastInput, "scenario">; cash: StartingCash }> {
+  const today = localDate(now, org.timezone);
+  const { cash, included } = await loadCash(db, org, now);
+  const books = await loadBooks(db, org, { cutoff: today, includedBankAccounts: included });
+  const input = booksAsOf(books, today, cash.effectiveStartingCash, now);
+  // Accounts the owner took out of burn (Settings → Account categories) produce no recurring
+  // run rate; open documents, which are owed, still count.
+  const excluded = await accountsExcludedFromBurn(db, org.id);
+  if (excluded.size === 0) return { input, cash };
+  const recurringHistory = input.recurringHistory.filter(
+    (h) => h.accountId === null || !excluded.has(h.accountId),
+  );
+  return { input: { ...input, recurringHistory }, cash };
 }

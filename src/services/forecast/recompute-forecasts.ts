@@ -1,12 +1,19 @@
 import { eq, sql } from "drizzle-orm";
 import type { Db, DbOrTx } from "../../db/client.ts";
 import { forecastSnapshots, organisations } from "../../db/schema/index.ts";
+import { DEFAULT_ORIGINS } from "../../domain/forecasting/backtest.ts";
 import { centsToDecimal } from "../../domain/forecasting/cents.ts";
 import { buildForecastModel, computeForecast } from "../../domain/forecasting/compute-forecast.ts";
+import {
+  type ClosingInterval,
+  closingBands,
+  INTERVAL_LEVEL,
+} from "../../domain/forecasting/intervals.ts";
 import type { ForecastResult, ForecastWeek } from "../../domain/forecasting/types.ts";
 import { randomToken } from "../../domain/ids.ts";
 import { localDate } from "../../domain/timezones.ts";
 import { NotFoundError } from "../errors.ts";
+import { backtestOrganisation, latestBacktest } from "./backtest.ts";
 import { loadForecastInput } from "./load-forecast-input.ts";
 import { ensureStandardScenarios, listScenarios } from "./scenarios.ts";
 
@@ -21,7 +28,9 @@ export interface ForecastPayload {
   minClosingCashWeekIndex: number;
   totalInflow: string;
   totalOutflow: string;
-  weeks: ForecastWeek[];
+  weeks: (ForecastWeek & { closingLow?: string; closingHigh?: string })[];
+  /** The band's calibration (absent on snapshots written before intervals). */
+  closingInterval?: ClosingInterval;
 }
 
 /** What a snapshot's `detail` holds: the lines behind every week, never served. */
@@ -80,6 +89,8 @@ export async function recomputeForecasts(
   await ensureStandardScenarios(db, org.id, input.now);
   const scenarios = await listScenarios(db, org.id);
   const { input: engineInput, cash } = await loadForecastInput(db, org, input.now);
+  const backtest = await latestBacktest(db, org.id);
+  const residuals = backtest?.result.residuals ?? null;
   const t1 = performance.now();
   const model = buildForecastModel(engineInput);
   const t2 = performance.now();
@@ -98,6 +109,8 @@ export async function recomputeForecasts(
       },
       model,
     );
+    const bands = closingBands(result.weeks, residuals);
+    const banded = bands.filter((b) => b.low !== null).length;
     const payload: ForecastPayload = {
       startingCash: result.startingCash,
       endingCash: result.endingCash,
@@ -105,7 +118,24 @@ export async function recomputeForecasts(
       minClosingCashWeekIndex: result.minClosingCashWeekIndex,
       totalInflow: result.totalInflow,
       totalOutflow: result.totalOutflow,
-      weeks: result.weeks,
+      weeks: result.weeks.map((w, i) => {
+        const b = bands[i];
+        return b?.low != null && b.high != null
+          ? { ...w, closingLow: b.low, closingHigh: b.high }
+          : w;
+      }),
+      closingInterval: {
+        level: INTERVAL_LEVEL,
+        method: "split-conformal on backtest residuals per horizon",
+        status:
+          banded === result.weeks.length
+            ? "calibrated"
+            : banded === 0
+              ? "insufficient_history"
+              : "partial",
+        calibratedOn: backtest?.asOfDate ?? null,
+        residualCounts: result.weeks.map((_, i) => residuals?.[i + 1]?.length ?? 0),
+      },
     };
     const detail: ForecastDetail = {
       lines: result.lines,
@@ -187,14 +217,16 @@ async function pruneSnapshots(db: DbOrTx, orgId: string): Promise<void> {
 /**
  * The daily recompute: every organisation with a successful import whose latest BASE snapshot
  * was made on an earlier local day than `now` (or that has none) is recomputed, so week 1 always
- * holds today (and, from a local Monday on, starts on that Monday). `orgIds` limits it to those
+ * holds today (and, from a local Monday on, starts on that Monday); then its backtest is run and
+ * stored when the stored one is from an earlier day (an import that recomputed the forecast
+ * first does not skip it). `orgIds` limits it to those
  * organisations (the scheduler passes one at a time). Failures are reported per organisation,
  * never thrown, so one organisation's failure does not stop the others.
  */
 export async function recomputeStaleForecasts(
   db: Db,
   input: { now: Date; orgIds?: readonly string[] },
-): Promise<{ orgId: string; ok: boolean; error?: string }[]> {
+): Promise<{ orgId: string; ok: boolean; error?: string; backtestError?: string }[]> {
   if (input.orgIds && input.orgIds.length === 0) return [];
   const only = input.orgIds
     ? sql`AND o.id IN (${sql.join(
@@ -207,22 +239,38 @@ export async function recomputeStaleForecasts(
       SELECT o.id, o.timezone,
              (SELECT max(s.as_of_date)::text FROM forecast_snapshots s
                JOIN forecast_scenarios sc ON sc.id = s.scenario_id AND sc.kind = 'BASE'
-               WHERE s.org_id = o.id) AS "asOf"
+               WHERE s.org_id = o.id) AS "asOf",
+             (SELECT b.as_of_date::text FROM forecast_backtests b WHERE b.org_id = o.id) AS "backtestAsOf"
       FROM organisations o
       JOIN ledger_connections c ON c.org_id = o.id AND c.last_successful_sync_at IS NOT NULL
       WHERE true ${only}
       ORDER BY o.id`)) as unknown as {
-      rows: { id: string; timezone: string; asOf: string | null }[];
+      rows: { id: string; timezone: string; asOf: string | null; backtestAsOf: string | null }[];
     }
   ).rows;
-  const out: { orgId: string; ok: boolean; error?: string }[] = [];
+  const out: { orgId: string; ok: boolean; error?: string; backtestError?: string }[] = [];
   for (const r of rows) {
-    if (r.asOf !== null && r.asOf >= localDate(input.now, r.timezone)) continue;
+    const today = localDate(input.now, r.timezone);
+    const forecastStale = r.asOf === null || r.asOf < today;
+    if (!forecastStale && r.backtestAsOf !== null && r.backtestAsOf >= today) continue;
+    if (forecastStale) {
+      try {
+        await recomputeForecasts(db, { orgId: r.id, now: input.now });
+      } catch (e) {
+        out.push({ orgId: r.id, ok: false, error: e instanceof Error ? e.message : String(e) });
+        continue;
+      }
+    }
+    // The day's backtest (its failure leaves the forecast served and the previous result kept).
     try {
-      await recomputeForecasts(db, { orgId: r.id, now: input.now });
+      await backtestOrganisation(db, { orgId: r.id, now: input.now, origins: DEFAULT_ORIGINS });
       out.push({ orgId: r.id, ok: true });
     } catch (e) {
-      out.push({ orgId: r.id, ok: false, error: e instanceof Error ? e.message : String(e) });
+      out.push({
+        orgId: r.id,
+        ok: true,
+        backtestError: e instanceof Error ? e.message : String(e),
+      });
     }
   }
   return out;

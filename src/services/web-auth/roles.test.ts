@@ -14,6 +14,7 @@ const TABLE: Record<WebAction, [owner: boolean, admin: boolean, member: boolean]
   "sensitive.manage": [true, true, false],
   "partners.view": [true, true, true],
   "partners.manage": [true, true, false],
+  "forecast.manage": [true, true, false],
   "billing.view": [true, false, false],
   "billing.manage": [true, false, false],
 };

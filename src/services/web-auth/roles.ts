@@ -35,6 +35,11 @@ export const WEB_ACTIONS = [
   "partners.view",
   /** Link a partner to the organisation, and unlink one. */
   "partners.manage",
+  /**
+   * The forecast's settings: the runway threshold, custom scenarios, and the burn/revenue
+   * inclusion and P&L position of ledger accounts.
+   */
+  "forecast.manage",
   /** Plan, subscription, trial, credits, automatic top-up. */
   "billing.view",
   /** Change billing settings (automatic top-up; payment details when a processor exists). */
@@ -58,7 +63,14 @@ const VIEW: readonly WebAction[] = [
  */
 export const ROLE_RIGHTS: Readonly<Record<Role, readonly WebAction[]>> = {
   owner: [...WEB_ACTIONS],
-  admin: [...VIEW, "keys.manage", "keys.sensitive", "sensitive.manage", "partners.manage"],
+  admin: [
+    ...VIEW,
+    "keys.manage",
+    "keys.sensitive",
+    "sensitive.manage",
+    "partners.manage",
+    "forecast.manage",
+  ],
   member: VIEW,
 };
 

@@ -36,9 +36,26 @@ describe("forecastSeries", () => {
       ],
     });
     expect(s.points).toEqual([
-      { weekStart: "2026-03-02", closing: "1250.3", conservative: "1050.2", optimistic: "1250.3" },
-      { weekStart: "2026-03-09", closing: "-749.4", conservative: "-949.7", optimistic: "-749.4" },
+      {
+        weekStart: "2026-03-02",
+        weekEnd: "2026-03-08",
+        inflow: "300.2",
+        outflow: "50",
+        closing: "1250.3",
+        conservative: "1050.2",
+        optimistic: "1250.3",
+      },
+      {
+        weekStart: "2026-03-09",
+        weekEnd: "2026-03-15",
+        inflow: "0.3",
+        outflow: "2000",
+        closing: "-749.4",
+        conservative: "-949.7",
+        optimistic: "-749.4",
+      },
     ]);
+    expect(s.maxFlow).toBe("2000");
     expect(s.min).toBe("-949.7");
     expect(s.max).toBe("1250.3");
     expect(s.endingCash).toBe("-749.4");
@@ -52,6 +69,20 @@ describe("forecastSeries", () => {
       weeks: [week(0, { inflow: "5", outflow: "1", closing: "14" })],
     });
     expect(s.points[0]).toMatchObject({ conservative: "14", optimistic: "14" });
-    expect(s.min).toBe("0");
+    // The axis follows the figures, not zero.
+    expect(s.min).toBe("14");
+    expect(s.max).toBe("14");
+  });
+
+  it("widens the range to a prediction band where the forecast gives one", () => {
+    const s = forecastSeries({
+      computedAt: "2026-03-02T06:00:00Z",
+      startingCash: "100",
+      weeks: [
+        week(0, { inflow: "5", outflow: "1", closing: "104", band: { low: "90", high: "120" } }),
+      ],
+    });
+    expect(s.points[0]?.band).toEqual({ low: "90", high: "120" });
+    expect([s.min, s.max]).toEqual(["90", "120"]);
   });
 });

@@ -13,10 +13,22 @@ export interface ForecastWeekInput {
   forecastInflow?: string | undefined;
   outflow: string;
   closing: string;
+  /** The week's flows by ledger account (names as the signed-in owner sees them). */
+  categories?:
+    | { accounts: Record<string, { name: string; inflow?: string; outflow?: string }> }
+    | undefined;
+  /**
+   * The forecast's prediction interval for the closing cash, where the forecast provides one.
+   * Drawn as a band around the closing line.
+   */
+  band?: { low: string; high: string } | undefined;
 }
 
 /** The forecast the dashboard draws: the same row `GET /api/agent/forecast` serves. */
 export interface ForecastInput {
+  scenarioId?: string | undefined;
+  scenarioName?: string | undefined;
+  scenarioKind?: string | undefined;
   computedAt: string;
   startingCash: string;
   currency?: string | undefined;
@@ -26,7 +38,11 @@ export interface ForecastInput {
 /** One point per week: the engine's closing and the two bounding lines (decimal strings). */
 export interface ForecastPoint {
   weekStart: string;
+  weekEnd: string;
+  inflow: string;
+  outflow: string;
   closing: string;
+  band?: { low: string; high: string };
   /** Opening cash plus guaranteed inflows only, minus outflows: what happens if no predicted order arrives. */
   conservative: string;
   /** Opening cash plus guaranteed and statistical (forecast) inflows, minus outflows. */
@@ -35,11 +51,16 @@ export interface ForecastPoint {
 
 export interface ForecastSeries {
   points: ForecastPoint[];
-  /** Smallest and largest value over all lines and zero, for the chart's axis. */
+  /**
+   * Smallest and largest value over all lines (and the band), for the chart's axis. Zero is not
+   * forced in: an axis from zero flattens the movement that matters.
+   */
   min: string;
   max: string;
   endingCash: string;
   lowestClosing: { value: string; weekStart: string } | null;
+  /** The largest weekly inflow or outflow, for the bars' scale. */
+  maxFlow: string;
 }
 
 /**
@@ -57,9 +78,10 @@ export function forecastSeries(forecast: ForecastInput): ForecastSeries {
   let conservative = money(forecast.startingCash);
   let optimistic = money(forecast.startingCash);
   const points: ForecastPoint[] = [];
-  let lo: Decimal = money(0);
-  let hi: Decimal = money(0);
+  let lo: Decimal | null = null;
+  let hi: Decimal | null = null;
   let lowest: { value: Decimal; weekStart: string } | null = null;
+  let maxFlow: Decimal = money(0);
   for (const week of forecast.weeks) {
     const predicted = money(week.forecastInflow ?? "0");
     const guaranteed =
@@ -69,15 +91,24 @@ export function forecastSeries(forecast: ForecastInput): ForecastSeries {
     conservative = conservative.plus(guaranteed).minus(money(week.outflow));
     optimistic = optimistic.plus(guaranteed).plus(predicted).minus(money(week.outflow));
     const closing = money(week.closing);
-    for (const v of [closing, conservative, optimistic]) {
-      if (v.lessThan(lo)) lo = v;
-      if (v.greaterThan(hi)) hi = v;
+    const band = week.band ? [money(week.band.low), money(week.band.high)] : [];
+    for (const v of [closing, conservative, optimistic, ...band]) {
+      if (lo === null || v.lessThan(lo)) lo = v;
+      if (hi === null || v.greaterThan(hi)) hi = v;
     }
+    for (const f of [money(week.inflow), money(week.outflow)])
+      if (f.greaterThan(maxFlow)) maxFlow = f;
     if (!lowest || closing.lessThan(lowest.value))
       lowest = { value: closing, weekStart: week.weekStart };
     points.push({
       weekStart: week.weekStart,
+      weekEnd: week.weekEnd,
+      inflow: canonical(week.inflow),
+      outflow: canonical(week.outflow),
       closing: canonical(closing),
+      ...(week.band
+        ? { band: { low: canonical(week.band.low), high: canonical(week.band.high) } }
+        : {}),
       conservative: canonical(conservative),
       optimistic: canonical(optimistic),
     });
@@ -85,9 +116,10 @@ export function forecastSeries(forecast: ForecastInput): ForecastSeries {
   const last = forecast.weeks[forecast.weeks.length - 1];
   return {
     points,
-    min: canonical(lo),
-    max: canonical(hi),
+    min: canonical(lo ?? forecast.startingCash),
+    max: canonical(hi ?? forecast.startingCash),
     endingCash: canonical(last ? last.closing : forecast.startingCash),
     lowestClosing: lowest ? { value: canonical(lowest.value), weekStart: lowest.weekStart } : null,
+    maxFlow: canonical(maxFlow),
   };
 }

@@ -1,9 +1,21 @@
 import { and, asc, eq, max, sql } from "drizzle-orm";
 import type { Db, DbOrTx } from "../../db/client.ts";
 import { bankAccounts } from "../../db/schema/index.ts";
+import type { BriefRef } from "../../domain/brief/types.ts";
+import { localDate } from "../../domain/timezones.ts";
 import { getLatestBrief } from "../../services/brief/get-daily-brief.ts";
 import { NotFoundError } from "../../services/errors.ts";
 import { getForecast } from "../../services/forecast/get-forecast.ts";
+import { listScenarios } from "../../services/forecast/scenarios.ts";
+import { loadInsightInput } from "../../services/insights/load-insight-input.ts";
+import { notesForAgent } from "../../services/insights/notes-for-agent.ts";
+import { getReceivablesAgeing, type ReceivablesAgeing } from "../../services/receivables/ageing.ts";
+import { getRunwayThreshold } from "../../services/runway/threshold.ts";
+import {
+  getExpensesSummary,
+  getRevenueSummary,
+  type SummaryTopContact,
+} from "../../services/summaries/ledger-summary.ts";
 import { systemContext } from "../../services/system-context.ts";
 import type { ForecastInput } from "../dashboard/forecast-series.ts";
 
@@ -40,6 +52,8 @@ export function cashToday(db: DbOrTx, orgId: string): Promise<CashInCurrency[]> 
 export interface BriefSectionView {
   headline: string;
   bodyMarkdown: string;
+  /** What the section names: a customer, an account category or a forecast week. */
+  refs?: BriefRef[] | undefined;
 }
 
 /** The daily brief as the dashboard shows it (spec: DailyBriefResponse). */
@@ -58,7 +72,13 @@ export interface DailyBriefView {
  * exists yet, and the page says so.
  */
 export interface DashboardSources {
-  latestForecast(db: Db, orgId: string, now: Date): Promise<ForecastInput | null>;
+  /** The scenario's latest forecast (default: BASE); null when it has none or is not the org's. */
+  latestForecast(
+    db: Db,
+    orgId: string,
+    now: Date,
+    scenarioId?: string,
+  ): Promise<ForecastInput | null>;
   latestDailyBrief(db: DbOrTx, orgId: string): Promise<DailyBriefView | null>;
 }
 
@@ -69,15 +89,21 @@ export interface DashboardSources {
  * exists yet.
  */
 export const defaultDashboardSources: DashboardSources = {
-  async latestForecast(db, orgId, now) {
+  async latestForecast(db, orgId, now, scenarioId) {
     try {
       const ctx = await systemContext(db, orgId, now);
-      const forecast = await getForecast({ ctx });
+      const forecast = await getForecast({ ctx, scenarioId });
       return {
+        scenarioId: forecast.scenarioId,
+        scenarioName: forecast.scenarioName,
+        scenarioKind: forecast.scenarioKind,
         computedAt: forecast.computedAt,
         startingCash: forecast.startingCash,
         currency: ctx.org.baseCurrency,
-        weeks: forecast.weeks,
+        weeks: forecast.weeks.map((w) => ({
+          ...w,
+          ...(w.categories ? { categories: { accounts: w.categories.accounts } } : {}),
+        })),
       };
     } catch (err) {
       if (err instanceof NotFoundError) return null; // no organisation, scenario or snapshot yet
@@ -97,3 +123,47 @@ export const defaultDashboardSources: DashboardSources = {
     };
   },
 };
+
+/** Everything on the dashboard besides cash, forecast and brief (all through services). */
+export interface DashboardExtras {
+  scenarios: { id: string; name: string; kind: string }[];
+  threshold: string;
+  weeklyReceipts: string[];
+  weeklySpending: string[];
+  notes: string[];
+  ageing: ReceivablesAgeing;
+  financialYear: { from: string; to: string };
+  topCustomers: SummaryTopContact[];
+  topSuppliers: SummaryTopContact[];
+}
+
+/**
+ * The dashboard's other panels, read as the system actor (people signed in see real names):
+ * the scenarios to pick from, the owner's runway threshold, the insight engine's weekly series
+ * and notes, receivables ageing, and the financial year's top customers (cash received) and
+ * suppliers (bills), from the same services as the agent API.
+ */
+export async function dashboardExtras(db: Db, orgId: string, now: Date): Promise<DashboardExtras> {
+  const ctx = await systemContext(db, orgId, now);
+  const today = localDate(now, ctx.org.timezone);
+  const [scenarios, threshold, input, notes, ageing, revenue, expenses] = await Promise.all([
+    listScenarios(db, orgId),
+    getRunwayThreshold(db, orgId),
+    loadInsightInput(db, ctx.org, today),
+    notesForAgent(ctx),
+    getReceivablesAgeing(ctx, { topN: 5 }),
+    getRevenueSummary(ctx, { topN: 5 }),
+    getExpensesSummary(ctx, { topN: 5 }),
+  ]);
+  return {
+    scenarios: scenarios.map((s) => ({ id: s.id, name: s.name, kind: s.kind })),
+    threshold,
+    weeklyReceipts: input.weeklyReceipts,
+    weeklySpending: input.weeklySpending,
+    notes: notes.map((n) => n.text),
+    ageing,
+    financialYear: { from: revenue.window.from, to: revenue.window.to },
+    topCustomers: revenue.topContacts,
+    topSuppliers: expenses.topContacts,
+  };
+}

@@ -1,0 +1,296 @@
+import { type Cents, centsToDecimal, toCents } from "./cents.ts";
+import { addDays } from "./dates.ts";
+import type {
+  AccountInfo,
+  CustomerInfo,
+  ForecastInput,
+  OpenItem,
+  OpenPurchaseOrder,
+  RecurringHistoryEntry,
+  SalesHistoryEntry,
+} from "./types.ts";
+
+/**
+ * The books as they stood on a date. One model feeds both the live forecast (the books as of
+ * today) and the backtest (the books as of each past origin), so the backtest scores exactly the
+ * forecast `/forecast` serves: the same documents, purchase orders, manual items, history and
+ * engine, only the cutoff differs. docs/forecast.md, "The books as of a date", states the rules.
+ */
+
+/** Days of history read for cadences (two years and a bit: a yearly charge shows twice). */
+export const HISTORY_DAYS = 800;
+
+/** An invoice or bill with what is known of its life. */
+export interface BookDocument {
+  /** The service id (what forecast lines point at). */
+  id: string;
+  type: "ACCREC" | "ACCPAY";
+  /** The ledger status now. */
+  status: string;
+  contactId: string | null;
+  contactName: string | null;
+  accountId: string | null;
+  issueDate: string | null;
+  dueDate: string | null;
+  /** The ledger's expected (sales) or planned (bills) payment date, else due, else issue date. */
+  expectedDate: string;
+  /** Gross total, document currency. */
+  total: string;
+  /** AmountDue now; null when the ledger gave none. */
+  amountDue: string | null;
+  currency: string;
+  currencyRate: string | null;
+  /** FullyPaidOnDate (or the last payment date) now. */
+  paidDate: string | null;
+  /**
+   * Local date of the ledger's last change to the document. On or before a cutoff (or unknown),
+   * the document stood then as it stands now; after it, its state then is rebuilt from payments.
+   */
+  updatedOn: string | null;
+  /** Payments (document currency, not deleted); needed only when rebuilt. */
+  payments: readonly { date: string; amount: string }[];
+  /** Credit-note allocations (document currency); needed only when rebuilt. */
+  credits: readonly { date: string; amount: string }[];
+}
+
+/** A purchase order with what is known of its life. */
+export interface BookPurchaseOrder {
+  id: string;
+  /** The ledger status now. */
+  status: string;
+  total: string;
+  currency: string;
+  currencyRate: string | null;
+  issueDate: string | null;
+  deliveryDate: string | null;
+  expectedArrivalDate: string | null;
+  contactId: string | null;
+  accountId: string | null;
+  /** The local date of the order's last change. */
+  updatedOn: string | null;
+  /**
+   * The day the supplier's bill for it became known (the matched bill's issue date, or its last
+   * change if earlier); null while no bill covers it. From then on the bill is forecast instead.
+   */
+  billedOn: string | null;
+}
+
+/** An operator's manual or pipeline item, known from the day it was entered. */
+export interface BookManualItem extends OpenItem {
+  enteredOn: string;
+}
+
+/** A customer; `active` now, and when its status last changed. */
+export interface BookCustomer {
+  contactId: string;
+  name: string;
+  active: boolean;
+  updatedOn: string | null;
+}
+
+/** Everything the forecast reads, across time. */
+export interface Books {
+  timezone: string;
+  baseCurrency: string;
+  documents: readonly BookDocument[];
+  purchaseOrders: readonly BookPurchaseOrder[];
+  manualItems: readonly BookManualItem[];
+  /** Spend and receive money lines of the included bank accounts (dated when money moved). */
+  bankLines: readonly RecurringHistoryEntry[];
+  customers: readonly BookCustomer[];
+  accounts: readonly AccountInfo[];
+}
+
+const LIVE_NOW = new Set(["AUTHORISED", "SUBMITTED", "PAID"]);
+const OPEN = new Set(["AUTHORISED", "SUBMITTED"]);
+
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+function sumUpTo(list: readonly { date: string; amount: string }[], cutoff: string): Cents {
+  let s = 0;
+  for (const x of list) if (x.date <= cutoff) s += toCents(x.amount);
+  return s;
+}
+
+/**
+ * Is this document's state on `cutoff` its state now? Yes when it has not changed since; a
+ * document without a change date (the ledger always gives one) is taken as it stands.
+ */
+const standsAsNow = (updatedOn: string | null, cutoff: string) =>
+  updatedOn === null || updatedOn <= cutoff;
+
+/** The document as it stood at the end of `cutoff`; null when it did not exist then. */
+export function documentAsOf(
+  d: BookDocument,
+  cutoff: string,
+): {
+  status: string;
+  amountDue: Cents;
+  expectedDate: string;
+  dueDate: string | null;
+  paidDate: string | null;
+} | null {
+  const known = d.issueDate ?? d.dueDate ?? d.updatedOn;
+  if (known !== null && known > cutoff) return null;
+  if (standsAsNow(d.updatedOn, cutoff)) {
+    return {
+      status: d.status,
+      amountDue: d.amountDue === null ? 0 : toCents(d.amountDue),
+      expectedDate: d.expectedDate,
+      dueDate: d.dueDate,
+      paidDate: d.status === "PAID" ? d.paidDate : null,
+    };
+  }
+  // Changed since: voided later means live then; drafts and deleted documents never counted.
+  if (!(LIVE_NOW.has(d.status) || d.status === "VOIDED")) return null;
+  const due = toCents(d.total) - sumUpTo(d.payments, cutoff) - sumUpTo(d.credits, cutoff);
+  let lastPaid: string | null = null;
+  for (const p of d.payments)
+    if (p.date <= cutoff && (lastPaid === null || p.date > lastPaid)) lastPaid = p.date;
+  // A later edit of the expected date cannot have been known: the due date it is.
+  const dueDate = d.dueDate ?? d.issueDate ?? d.expectedDate;
+  return {
+    status: due <= 0 ? "PAID" : d.status === "SUBMITTED" ? "SUBMITTED" : "AUTHORISED",
+    amountDue: Math.max(due, 0),
+    expectedDate: dueDate,
+    dueDate: d.dueDate,
+    paidDate: due <= 0 ? lastPaid : null,
+  };
+}
+
+/** The purchase order as it stood at the end of `cutoff`, when it was open then. */
+export function purchaseOrderAsOf(po: BookPurchaseOrder, cutoff: string): OpenPurchaseOrder | null {
+  const known = po.issueDate ?? po.updatedOn;
+  if (known !== null && known > cutoff) return null;
+  if (po.billedOn !== null && po.billedOn <= cutoff) return null;
+  let status: string;
+  if (standsAsNow(po.updatedOn, cutoff)) status = po.status;
+  else if (po.status === "BILLED") status = "AUTHORISED";
+  else status = po.status;
+  if (!OPEN.has(status)) return null;
+  return {
+    id: po.id,
+    status,
+    total: po.total,
+    currency: po.currency,
+    currencyRate: po.currencyRate,
+    issueDate: po.issueDate,
+    deliveryDate: po.deliveryDate,
+    expectedArrivalDate: po.expectedArrivalDate,
+    contactId: po.contactId,
+    accountId: po.accountId,
+    suppressedReason: null,
+  };
+}
+
+/**
+ * The engine's input from the books as they stood at the end of `cutoff` (a local date), with
+ * `startingCash` the cash then. Pure; the output's order depends on the books' content only
+ * (documents by service id), never on the order they were loaded in.
+ */
+export function booksAsOf(
+  books: Books,
+  cutoff: string,
+  startingCash: string,
+  now: Date,
+): Omit<ForecastInput, "scenario"> {
+  const since = addDays(cutoff, -HISTORY_DAYS);
+  const inWindow = (date: string | null) => date !== null && date >= since && date <= cutoff;
+  const openItems: OpenItem[] = [];
+  const salesHistory: SalesHistoryEntry[] = [];
+  const bills: RecurringHistoryEntry[] = [];
+  const documents = [...books.documents].sort((a, b) => byText(a.id, b.id));
+  for (const d of documents) {
+    const then = documentAsOf(d, cutoff);
+    if (then === null) continue;
+    if (OPEN.has(then.status) && then.amountDue > 0) {
+      openItems.push({
+        id: d.id,
+        source: d.type === "ACCREC" ? "LEDGER_INVOICE" : "LEDGER_BILL",
+        ledgerStatus: then.status,
+        amount: centsToDecimal(then.amountDue),
+        currency: d.currency,
+        currencyRate: d.currencyRate,
+        expectedDate: then.expectedDate,
+        dueDate: then.dueDate,
+        issueDate: d.issueDate,
+        contactId: d.contactId,
+        accountId: d.accountId,
+        probability: null,
+      });
+    }
+    if (!LIVE_NOW.has(then.status) || !inWindow(d.issueDate) || d.issueDate === null) continue;
+    if (d.type === "ACCREC") {
+      if (d.contactId === null) continue;
+      salesHistory.push({
+        contactId: d.contactId,
+        issueDate: d.issueDate,
+        total: d.total,
+        currency: d.currency,
+        currencyRate: d.currencyRate,
+        dueDate: d.dueDate,
+        paidDate: then.paidDate,
+        accountId: d.accountId,
+      });
+    } else {
+      bills.push({
+        kind: "bill",
+        contactId: d.contactId,
+        contactName: d.contactName,
+        accountId: d.accountId,
+        date: d.issueDate,
+        dueDate: then.expectedDate,
+        amount: d.total,
+        currency: d.currency,
+        currencyRate: d.currencyRate,
+      });
+    }
+  }
+  for (const m of books.manualItems) {
+    if (m.enteredOn > cutoff) continue;
+    const { enteredOn: _, ...item } = m;
+    openItems.push(item);
+  }
+  openItems.sort((a, b) => byText(a.id, b.id));
+  salesHistory.sort((a, b) => byText(a.contactId, b.contactId) || byText(a.issueDate, b.issueDate));
+
+  const purchaseOrders: OpenPurchaseOrder[] = [];
+  for (const po of books.purchaseOrders) {
+    const open = purchaseOrderAsOf(po, cutoff);
+    if (open) purchaseOrders.push(open);
+  }
+  purchaseOrders.sort((a, b) => byText(a.id, b.id));
+
+  const bankLines = books.bankLines
+    .filter((b) => inWindow(b.date))
+    .sort(
+      (a, b) =>
+        byText(a.date, b.date) ||
+        byText(a.kind, b.kind) ||
+        byText(a.contactId ?? "", b.contactId ?? "") ||
+        byText(a.accountId ?? "", b.accountId ?? "") ||
+        toCents(a.amount) - toCents(b.amount),
+    );
+  const recurringHistory = [...bills, ...bankLines];
+  const customers: CustomerInfo[] = books.customers
+    .map((c) => ({
+      contactId: c.contactId,
+      name: c.name,
+      // Archived after the cutoff: still active then.
+      active: c.active || (c.updatedOn !== null && c.updatedOn > cutoff),
+    }))
+    .sort((a, b) => byText(a.contactId, b.contactId));
+
+  return {
+    now,
+    timezone: books.timezone,
+    baseCurrency: books.baseCurrency,
+    startingCash,
+    openItems,
+    purchaseOrders,
+    salesHistory,
+    recurringHistory,
+    customers,
+    accounts: books.accounts,
+  };
+}

@@ -1,0 +1,235 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { money } from "../../src/domain/money.ts";
+import { runBrief } from "../../src/services/brief/run-brief.ts";
+import { seedDemo } from "../../src/services/demo/seed-demo.ts";
+import { setDemoOwnerPassword } from "../../src/services/web-auth/set-password.ts";
+import { TEST_NOW, type TestApp, testApp } from "../helpers/api.ts";
+import { testDriver } from "../helpers/test-db.ts";
+import { chromiumAvailable, launchChromium, serveLocally } from "./chromium.ts";
+
+const hasChromium = chromiumAvailable("owner-screens");
+
+/** The pages an owner opens, each checked for sideways scrolling at 390 px. */
+const PAGES = [
+  "/",
+  "/settings/keys",
+  "/settings/sensitive",
+  "/settings/partners",
+  "/settings/billing",
+  "/settings/scenarios",
+  "/settings/categories",
+];
+
+/**
+ * The owner's screens on the demo organisation in headless Chromium, each figure checked
+ * against the agent API's answer for the same organisation.
+ */
+describe.skipIf(!hasChromium)(`owner's screens in headless Chromium (${testDriver})`, () => {
+  let t: TestApp;
+  let base = "";
+  let stop: () => Promise<void> = async () => {};
+  let close: () => Promise<void> = async () => {};
+  let page: Page;
+  let key = "";
+  let work = "";
+  let owner = { email: "", password: "" };
+
+  const api = async <T>(path: string): Promise<T> => {
+    const res = await fetch(`${base}/api/agent${path}`, {
+      headers: { Authorization: `Bearer ${key}` },
+    });
+    expect(res.status, path).toBe(200);
+    return (await res.json()) as T;
+  };
+
+  beforeAll(async () => {
+    t = await testApp({ now: TEST_NOW });
+    work = mkdtempSync(join(tmpdir(), "cr-owner-"));
+    const demo = await seedDemo(t.db, {
+      seed: "demo",
+      now: TEST_NOW,
+      folder: join(work, "ledger"),
+      name: `Demo ${Math.random().toString(36).slice(2, 6)}`,
+    });
+    await runBrief(t.db, { orgId: demo.orgId, asOfDate: "2026-03-02", now: TEST_NOW });
+    key = demo.key;
+    const pw = await setDemoOwnerPassword(t.db, demo.ownerUserId, TEST_NOW);
+    owner = { email: pw.email, password: pw.password };
+    ({ base, stop } = await serveLocally(t.app.fetch));
+    const browser = await launchChromium();
+    close = browser.close;
+    page = await browser.context.newPage();
+    page.setDefaultTimeout(15_000);
+    await page.goto(`${base}/settings/login`);
+    await page.fill("#email", owner.email);
+    await page.fill("#password", owner.password);
+    await Promise.all([page.waitForURL(`${base}/`), page.click("button[type=submit]")]);
+  }, 180_000);
+
+  afterAll(async () => {
+    await close();
+    await stop();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it("shows the runway the BASE forecast gives and draws the API's closing cash per week", async () => {
+    const forecast = await api<{ weeks: { weekStart: string; closing: string }[] }>("/forecast");
+    await page.goto(`${base}/`);
+    const below = forecast.weeks.findIndex((w) => money(w.closing).isNegative());
+    const shown = await page
+      .locator("#runway [data-runway-weeks]")
+      .getAttribute("data-runway-weeks");
+    expect(shown).toBe(below < 0 ? "beyond" : String(below));
+    const points = await page
+      .locator("#forecast circle[data-closing]")
+      .evaluateAll((els) =>
+        els.map((e) => [e.getAttribute("data-week-start"), e.getAttribute("data-closing")]),
+      );
+    expect(points).toEqual(forecast.weeks.map((w) => [w.weekStart, money(w.closing).toString()]));
+    // The axis is fitted to the figures: its lowest label is not zero when cash stays high.
+    const labels = await page.locator("#forecast svg text.date").allTextContents();
+    expect(labels).toHaveLength(13);
+    expect(labels[0]).toMatch(/^\d{1,2} [A-Z][a-z]{2}$/);
+  });
+
+  it("ages the open receivables to the sum of the open invoices the API lists", async () => {
+    const list = await api<{
+      invoices: { amount: string; currency: string }[];
+      totalCount: number;
+    }>("/invoices?status=AUTHORISED&autoPaginate=true&totals=true");
+    const byCurrency = new Map<string, string>();
+    for (const inv of list.invoices) {
+      byCurrency.set(
+        inv.currency,
+        money(byCurrency.get(inv.currency) ?? "0")
+          .plus(inv.amount)
+          .toString(),
+      );
+    }
+    await page.goto(`${base}/`);
+    const tables = await page.locator("#receivables table.ageing").evaluateAll((els) =>
+      els.map((t) => ({
+        currency: t.getAttribute("data-currency") ?? "",
+        cells: [...t.querySelectorAll("td[data-bucket]")].map(
+          (c) => c.getAttribute("data-amount") ?? "0",
+        ),
+        total: t.querySelector("td[data-total]")?.getAttribute("data-total") ?? "",
+      })),
+    );
+    expect(tables.map((x) => x.currency).sort()).toEqual([...byCurrency.keys()].sort());
+    for (const table of tables) {
+      const sum = table.cells.reduce((s, c) => s.plus(c), money(0));
+      expect(sum.toString(), table.currency).toBe(
+        money(byCurrency.get(table.currency) ?? "0").toString(),
+      );
+      expect(table.total).toBe(sum.toString());
+    }
+    expect(await page.locator("#debtors tbody tr").count()).toBeGreaterThan(0);
+  });
+
+  it("renders the daily brief without Markdown markers, its references linked", async () => {
+    await page.goto(`${base}/`);
+    const text = (await page.locator("#brief").textContent()) ?? "";
+    expect(text.length).toBeGreaterThan(50);
+    expect(text).not.toMatch(/\*|`|__|^#/m);
+    const refs = await page
+      .locator("#brief a[data-ref-kind]")
+      .evaluateAll((els) => els.map((a) => a.getAttribute("href") ?? ""));
+    expect(refs.length).toBeGreaterThan(0);
+    for (const href of refs.filter((h) => h.startsWith("#"))) {
+      expect(await page.locator(href).count(), href).toBe(1);
+    }
+  });
+
+  it("creates, edits and deletes a scenario, and /forecast?scenarioId= follows each step", async () => {
+    await page.goto(`${base}/settings/scenarios`);
+    // A value the scenario commands refuse is refused here too, with the reason.
+    await page.fill("#new-name", "Slow payers");
+    await page.fill("#new-paymentLagDays", "400");
+    await page.click("#create-scenario button[type=submit]");
+    await expect(page.locator(".notice.error").textContent()).resolves.toContain(
+      "paymentLagDays must be a whole number of days within ±365",
+    );
+    await page.fill("#new-name", "Slow payers");
+    await page.fill("#new-paymentLagDays", "30");
+    await page.click("#create-scenario button[type=submit]");
+    await expect(page.locator(".notice.ok").textContent()).resolves.toContain("Scenario created");
+    const section = page.locator("section.scenario", { hasText: "Slow payers" });
+    const id = (await section.getAttribute("data-scenario-id")) ?? "";
+    expect(id).toMatch(/^scn_/);
+    const created = await api<{
+      scenarioName: string;
+      weeks: { closing: string }[];
+    }>(`/forecast?scenarioId=${id}`);
+    expect(created.scenarioName).toBe("Slow payers");
+    const drawn = await section
+      .locator("svg.versus circle[data-closing]")
+      .evaluateAll((els) => els.map((e) => e.getAttribute("data-closing")));
+    expect(drawn).toEqual(created.weeks.map((w) => money(w.closing).toString()));
+
+    await section.locator("summary", { hasText: "Edit or delete" }).click();
+    await page.fill(`#edit-${id}-name`, "Very slow payers");
+    await page.fill(`#edit-${id}-paymentLagDays`, "60");
+    await section.locator(`form[action$='${id}'] button[type=submit]`).click();
+    await expect(page.locator(".notice.ok").textContent()).resolves.toContain("Scenario saved");
+    const edited = await api<{ scenarioName: string }>(`/forecast?scenarioId=${id}`);
+    expect(edited.scenarioName).toBe("Very slow payers");
+
+    const again = page.locator(`#scenario-${id}`);
+    await again.locator("summary", { hasText: "Edit or delete" }).click();
+    await again.locator("input[name=confirm]").check();
+    await again.locator("button.danger").click();
+    await expect(page.locator(".notice.ok").textContent()).resolves.toContain("Scenario deleted");
+    const gone = await fetch(`${base}/api/agent/forecast?scenarioId=${id}`, {
+      headers: { Authorization: `Bearer ${key}` },
+    });
+    expect(gone.status).toBe(404);
+  });
+
+  it("moves the revenue summary's gross profit when an account leaves revenue", async () => {
+    type Summary = { grossProfit: { revenue: string; costOfGoods: string } };
+    const before = await api<Summary>("/revenue/summary");
+    expect(money(before.grossProfit.revenue).greaterThan(0)).toBe(true);
+    await page.goto(`${base}/settings/categories?q=Sales`);
+    const row = page.locator("#categories tbody tr", { hasText: /^Sales/ }).first();
+    await expect(row.locator("select[name=position]").inputValue()).resolves.toBe("default");
+    await row.locator("select[name=included]").selectOption("no");
+    await row.locator("button[type=submit]").click();
+    await expect(page.locator(".notice.ok").textContent()).resolves.toMatch(
+      /Saved Sales: excluded from burn, Revenue/,
+    );
+    const after = await api<Summary>("/revenue/summary");
+    expect(money(after.grossProfit.revenue).lessThan(before.grossProfit.revenue)).toBe(true);
+    // Back to the ledger's default: the figure returns exactly.
+    const again = page.locator("#categories tbody tr", { hasText: /^Sales/ }).first();
+    await again.locator("select[name=included]").selectOption("default");
+    await again.locator("button[type=submit]").click();
+    await page.locator(".notice.ok").waitFor();
+    expect((await api<Summary>("/revenue/summary")).grossProfit.revenue).toBe(
+      before.grossProfit.revenue,
+    );
+  });
+
+  it("fits a 390 px phone on every page, without sideways scrolling", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      for (const path of PAGES) {
+        await page.goto(`${base}${path}`);
+        const { scroll, width } = await page.evaluate(() => {
+          const g = globalThis as unknown as {
+            document: { documentElement: { scrollWidth: number } };
+            innerWidth: number;
+          };
+          return { scroll: g.document.documentElement.scrollWidth, width: g.innerWidth };
+        });
+        expect(scroll, path).toBeLessThanOrEqual(width);
+      }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 860 });
+    }
+  });
+});
