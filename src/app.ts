@@ -11,7 +11,7 @@ import { createMetering } from "./http/pipeline/metering.ts";
 import { requestLog } from "./http/request-log.ts";
 import { OPENAPI_PATH } from "./http/routes/agent/agent-route.ts";
 import { registerAgentApi } from "./http/routes/agent/index.ts";
-import { dispatchingRunner } from "./mcp/agent-operation.ts";
+import { pipelineRunner } from "./mcp/agent-operation.ts";
 import { createMcpHandler, MCP_PATH } from "./mcp/endpoint.ts";
 import { authenticateKey } from "./services/keys/authenticate-key.ts";
 import { registerApiReference } from "./web/api-reference.ts";
@@ -42,8 +42,8 @@ export function createApp(deps: AppDeps) {
     return served;
   };
   registerApiReference(app, { agentDocument });
-  // MCP over Streamable HTTP: a tool call is the agent request it maps to, run by the agent API
-  // itself (src/mcp/agent-operation.ts).
+  // MCP over Streamable HTTP: a tool call is the agent request it maps to, run through the agent
+  // pipeline itself (src/mcp/agent-operation.ts).
   const mcp = createMcpHandler({
     db: deps.database.db,
     authenticate: (request) =>
@@ -52,7 +52,7 @@ export function createApp(deps: AppDeps) {
         bearerToken(request.headers.get("authorization") ?? undefined),
         deps.keyCache,
       ),
-    runAgentOperation: dispatchingRunner((request) => app.fetch(request)),
+    runAgentOperation: pipelineRunner(agent.pipeline, deps.logger),
     document: () => agentDocument() as Promise<unknown> as Promise<OpenApiDocument>,
   });
   // Stateless: POST only; GET (a server-initiated stream) and DELETE (a session) answer 405.

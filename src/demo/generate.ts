@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { localDate } from "../domain/timezones.ts";
 import { money2 } from "./amounts.ts";
 import { bankSummaryJson, generateBanking, makeBankContacts } from "./banking.ts";
+import { type Business, businessProfile, DEFAULT_BUSINESS } from "./business.ts";
 import { dayOf, isoOf, msInstant } from "./calendar.ts";
 import { BANK_DIRECTOR, CHART_OF_ACCOUNTS, WAGES_ACCOUNT } from "./catalog.ts";
 import { creditNoteJson, remainingCreditOf } from "./documents.ts";
@@ -63,6 +64,8 @@ export interface GenerateDemoOptions {
   name?: string;
   /** Told after each part of the history is written (`done` of `total` parts), for a progress bar. */
   onProgress?: (done: number, total: number, part: string) => void;
+  /** The kind of business (src/demo/business.ts); default `roaster`, the demo as it was. */
+  business?: Business;
 }
 
 /** A bank account's BankSummary line, as 2-dp decimal strings. */
@@ -169,7 +172,8 @@ export async function generateDemoLedger(opts: GenerateDemoOptions): Promise<Dem
   const scale = invoices / DEFAULT_DEMO_INVOICES;
 
   const root = new Prng(`cashrunway-demo:${seed}`);
-  const st = new GenState(root, today, start, nowMs, scale);
+  const business = businessProfile(opts.business ?? DEFAULT_BUSINESS);
+  const st = new GenState(root, today, start, nowMs, scale, business);
   const fx = new FxTable(root.fork("fx"), start, today - start);
   const names = new NameBook(root.fork("names"));
   const customers = makeCustomers(
@@ -178,6 +182,7 @@ export async function generateDemoLedger(opts: GenerateDemoOptions): Promise<Dem
     customersFor(invoices),
     start,
     today,
+    business,
   );
 
   await mkdir(folder, { recursive: true });

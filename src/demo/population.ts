@@ -1,3 +1,4 @@
+import { type BusinessProfile, businessProfile, DEFAULT_BUSINESS } from "./business.ts";
 import { addMonths, dayFromYmd, ymdOf } from "./calendar.ts";
 import {
   FIRST_NAMES,
@@ -197,9 +198,10 @@ export function makeCustomers(
   n: number,
   start: number,
   today: number,
+  business: BusinessProfile = businessProfile(DEFAULT_BUSINESS),
 ): Customer[] {
-  const cadences = allocate(prng, n, CADENCE_WEIGHTS);
-  const habits = allocate(prng, n, HABIT_WEIGHTS);
+  const cadences = allocate(prng, n, business.cadenceWeights ?? CADENCE_WEIGHTS);
+  const habits = allocate(prng, n, business.habitWeights ?? HABIT_WEIGHTS);
   // A few customers abroad, invoiced in their currency: at least one USD and one NZD.
   const foreign = n >= 2 ? Math.max(2, Math.round(n * 0.03)) : 0;
   const span = today - start;
@@ -250,7 +252,7 @@ export function makeCustomers(
       lat: currency === "AUD" && prng.chance(0.1) ? "Inclusive" : "Exclusive",
       discH: prng.chance(0.15) ? prng.pick([500, 1000, 1250, 1500]) : 0,
       terms,
-      medianCents: Math.max(2_000, Math.round(median * 100)),
+      medianCents: Math.max(2_000, Math.round(median * 100 * business.invoiceScale)),
       products: productsFor(prng, cadence),
       poRef: prng.chance(0.3),
       startDay,

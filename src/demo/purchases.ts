@@ -591,7 +591,7 @@ export async function generatePurchases(
         const termsDays = sup.currency === "AUD" ? 30 : 14;
         const doc = newBill(sup, date, date + termsDays, lines);
         const bill: PendingBill = { doc, supplier: sup };
-        if (sup.usesPurchaseOrders && prng.chance(0.6)) {
+        if (sup.usesPurchaseOrders && prng.chance(st.business.purchaseOrderShare)) {
           const poDate = Math.max(start, date - prng.int(5, 20));
           const po: PurchaseOrderDoc = {
             id: ids.uuid(),
@@ -627,7 +627,7 @@ export async function generatePurchases(
   // Open orders not yet billed, and a few abandoned ones.
   const poSuppliers = cogs.filter((x) => x.usesPurchaseOrders);
   if (poSuppliers.length > 0) {
-    const openCount = Math.max(3, Math.round(cogsBillTarget * 0.015));
+    const openCount = Math.max(3, Math.round(cogsBillTarget * st.business.openOrderShare));
     const mk = (status: PurchaseOrderDoc["status"], date: number): PurchaseOrderDoc => {
       const sup = prng.pick(poSuppliers);
       const items = sup.items ?? [];

@@ -1,4 +1,5 @@
 import { toBase } from "./amounts.ts";
+import { type BusinessProfile, orderIntensity } from "./business.ts";
 import { addMonths, dayFromYmd, ymdOf } from "./calendar.ts";
 import { ACCOUNT_SALES, type Product } from "./catalog.ts";
 import {
@@ -31,7 +32,13 @@ function monthIndex(day: number): number {
 }
 
 /** Order days of one customer over the window, following its cadence. */
-function schedule(prng: Prng, c: Customer, start: number, today: number): number[] {
+function schedule(
+  prng: Prng,
+  c: Customer,
+  start: number,
+  today: number,
+  business: BusinessProfile,
+): number[] {
   const from = Math.max(c.startDay, start);
   const to = Math.min(c.endDay, today);
   if (from > to) return [];
@@ -39,7 +46,9 @@ function schedule(prng: Prng, c: Customer, start: number, today: number): number
   const days: number[] = [];
   const accept = (d: number) => {
     if (d < from || d > to) return;
-    if (prng.chance(SEASON_ACCEPT[monthIndex(d)] ?? 1)) days.push(d);
+    const m = monthIndex(d);
+    if (prng.chance((SEASON_ACCEPT[m] ?? 1) * orderIntensity(business, d, m, start, today)))
+      days.push(d);
   };
   // A new customer's first order is the day they arrive (their acquisition month).
   if (isNew) days.push(from);
@@ -95,6 +104,7 @@ function fitToTarget(
   target: number,
   start: number,
   today: number,
+  business: BusinessProfile,
 ): SalesEvent[] {
   if (events.length > target) {
     // Keep every customer's first order (so thinning never erases a customer) when possible.
@@ -117,7 +127,11 @@ function fitToTarget(
     const c = prng.pick(customersWithOrders);
     const from = Math.max(c.startDay, start);
     const to = Math.min(c.endDay, today);
-    out.push({ day: prng.int(from, to), customer: c });
+    const day = prng.int(from, to);
+    // Added orders follow the business's season and trend too (the default: every one kept).
+    const keep = orderIntensity(business, day, monthIndex(day), start, today);
+    if (keep < 1 && !prng.chance(keep)) continue;
+    out.push({ day, customer: c });
   }
   return out;
 }
@@ -228,9 +242,10 @@ export async function generateSales(
   const sched = st.root.fork("schedule");
   let events: SalesEvent[] = [];
   for (const c of customers) {
-    for (const day of schedule(sched, c, st.start, st.today)) events.push({ day, customer: c });
+    for (const day of schedule(sched, c, st.start, st.today, st.business))
+      events.push({ day, customer: c });
   }
-  events = fitToTarget(st.root.fork("fit"), events, target, st.start, st.today);
+  events = fitToTarget(st.root.fork("fit"), events, target, st.start, st.today, st.business);
   events.sort((a, b) => a.day - b.day || a.customer.idx - b.customer.idx);
 
   const prng = st.root.fork("sales");

@@ -1,4 +1,5 @@
 import { prorate } from "./amounts.ts";
+import { type BusinessProfile, businessProfile, DEFAULT_BUSINESS } from "./business.ts";
 import { dayStartMs, monthKey, ymdOf } from "./calendar.ts";
 import { BANK_CHEQUE, BANK_DIRECTOR, BANK_SAVINGS, CHART_OF_ACCOUNTS } from "./catalog.ts";
 import type { BankRef } from "./documents.ts";
@@ -129,6 +130,8 @@ export class GenState {
     readonly nowMs: number,
     /** Sales-volume multiplier relative to the default size. */
     readonly scale: number,
+    /** The kind of business generated (src/demo/business.ts). */
+    readonly business: BusinessProfile = businessProfile(DEFAULT_BUSINESS),
   ) {
     const ids = root.fork("accounts");
     for (const a of CHART_OF_ACCOUNTS) this.accountIds.set(a.code, ids.uuid());

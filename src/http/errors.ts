@@ -1,7 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { isDatabaseUnreachable } from "../db/unreachable.ts";
 import type { RequestLogger } from "../logger.ts";
 import { ERROR_STATUS, type ErrorCode, ServiceError } from "../services/errors.ts";
+import { UNAVAILABLE_RETRY_SECONDS } from "../services/metering/metering.ts";
 import type { AppEnv } from "./env.ts";
 import { jsonWithId } from "./request-id.ts";
 
@@ -85,8 +87,9 @@ export interface Answer {
 
 /**
  * The answer for anything thrown while serving a request: a ServiceError's own code, status and
- * headers; anything else a 500 `internal_error` carrying the request id, logged (with `logger`)
- * but never shown.
+ * headers; the database out of reach (`isDatabaseUnreachable`) a 503 `service_unavailable` with
+ * `Retry-After`, like every other refusal during an outage; anything else a 500
+ * `internal_error` carrying the request id. Both are logged (with `logger`), never shown.
  */
 export function errorAnswer(err: unknown, requestId: string, logger?: RequestLogger): Answer {
   if (err instanceof ServiceError) {
@@ -94,6 +97,18 @@ export function errorAnswer(err: unknown, requestId: string, logger?: RequestLog
       status: err.status,
       body: errorBody(err.code, err.message, err.details),
       headers: err.headers,
+    };
+  }
+  if (isDatabaseUnreachable(err)) {
+    logger?.error({ err, requestId }, "database unreachable");
+    return {
+      status: 503,
+      body: errorBody(
+        "service_unavailable",
+        "The service's database cannot be reached right now. Retry shortly.",
+        { retryAfterSeconds: UNAVAILABLE_RETRY_SECONDS, requestId },
+      ),
+      headers: { "Retry-After": String(UNAVAILABLE_RETRY_SECONDS) },
     };
   }
   logger?.error({ err, requestId }, "unhandled error");

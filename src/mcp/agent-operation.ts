@@ -1,9 +1,15 @@
+import { randomUUID } from "node:crypto";
 import type { AgentAnswer } from "@cashrunway/mcp";
+import { type AgentPipeline, type QueryValues, runAgentCall } from "../http/pipeline/agent-call.ts";
+import { type Logger, lazyChild } from "../logger.ts";
+import type { AuthenticatedKey } from "../services/context.ts";
 
 /** One agent API operation, as an MCP tool call asks for it. */
 export interface AgentOperation {
   /** The caller's `Authorization` header, unchanged: the operation is the caller's. */
   authorization: string;
+  /** That header's key, as the MCP endpoint authenticated it for this request. */
+  key?: AuthenticatedKey;
   /** The endpoint's flat path template (`/api/agent/contacts/{id}`), or the nested-only brief's. */
   path: string;
   /** Path parameters besides `orgId`. */
@@ -19,10 +25,10 @@ export type AgentOperationResult = AgentAnswer;
 const AGENT_PREFIX = "/api/agent/";
 
 /**
- * The agent API request an operation is: the nested form when it names an organisation, its
- * parameters encoded as the API decodes them. Undefined when the path still needs an `orgId`.
+ * The agent API path an operation is: the nested form when it names an organisation, its path
+ * parameters encoded as in a URL. Undefined when the path still needs an `orgId`.
  */
-export function operationUrl(operation: AgentOperation, origin: string): URL | undefined {
+export function operationPath(operation: AgentOperation): string | undefined {
   let path = operation.path;
   if (operation.orgId !== undefined && !path.includes("{orgId}") && path !== "/api/agent/orgs") {
     path = `${AGENT_PREFIX}orgs/{orgId}/${path.slice(AGENT_PREFIX.length)}`;
@@ -37,28 +43,22 @@ export function operationUrl(operation: AgentOperation, origin: string): URL | u
     if (value === undefined) missing = true;
     return encodeURIComponent(value ?? "");
   });
-  if (missing) return undefined;
-  const url = new URL(path, origin);
-  for (const [name, value] of Object.entries(operation.query)) {
-    for (const item of Array.isArray(value) ? value : [value]) url.searchParams.append(name, item);
-  }
-  return url;
+  return missing ? undefined : path;
 }
 
 /**
- * Runs operations through the agent API's own request handling, in-process: each becomes the GET
- * it maps to and is answered by `fetch` (the application's), so it passes through every step of
- * the agent request pipeline (dispatch.ts: authenticate, path, organisation, scope, metering,
- * validation, handler, audit) without a line of that pipeline repeated here. When the pipeline
- * offers its steps as a function callable outside an HTTP route (issue 23), this is the one
- * place to call it instead.
+ * Runs operations through the agent pipeline itself (`runAgentCall`): each is the GET it maps
+ * to, as an agent call (authenticate, organisation, scope, metering and credits, validation,
+ * handler, audit row), without an HTTP round trip through the application. Each call gets its
+ * own request id, as a GET without `X-Request-Id` would.
  */
-export function dispatchingRunner(
-  fetch: (request: Request) => Response | Promise<Response>,
+export function pipelineRunner(
+  pipeline: AgentPipeline,
+  logger: Logger,
 ): (operation: AgentOperation) => Promise<AgentOperationResult> {
   return async (operation) => {
-    const url = operationUrl(operation, "http://mcp.internal");
-    if (!url) {
+    const path = operationPath(operation);
+    if (!path) {
       return {
         ok: false,
         error: {
@@ -68,25 +68,31 @@ export function dispatchingRunner(
         },
       };
     }
-    const response = await fetch(
-      new Request(url, {
-        headers: { authorization: operation.authorization, accept: "application/json" },
-      }),
-    );
-    const body = (await response.json()) as Record<string, unknown>;
-    if (response.ok) return { ok: true, body };
-    const retryAfter = response.headers.get("retry-after");
+    const requestId = randomUUID();
+    const answer = await runAgentCall(pipeline, {
+      method: "GET",
+      path,
+      query: queryValues(operation.query),
+      authorization: operation.authorization,
+      ...(operation.key ? { key: operation.key } : {}),
+      requestId,
+      logger: lazyChild(logger, { requestId }),
+    });
+    // The body as the GET's client would parse it: plain JSON data.
+    const body = JSON.parse(JSON.stringify(answer.body)) as Record<string, unknown>;
+    if (answer.status >= 200 && answer.status < 300) return { ok: true, body };
+    const retryAfter = answer.headers["Retry-After"];
     return {
       ok: false,
       error: {
-        status: response.status,
-        code: typeof body.error === "string" ? body.error : `http_${response.status}`,
+        status: answer.status,
+        code: typeof body.error === "string" ? body.error : `http_${answer.status}`,
         message: typeof body.message === "string" ? body.message : undefined,
-        requestId: response.headers.get("x-request-id") ?? undefined,
+        requestId,
         retryAfterSeconds:
           typeof body.retryAfterSeconds === "number"
             ? body.retryAfterSeconds
-            : retryAfter !== null && /^\d+$/.test(retryAfter)
+            : retryAfter !== undefined && /^\d+$/.test(retryAfter)
               ? Number(retryAfter)
               : undefined,
         requiredScope: typeof body.requiredScope === "string" ? body.requiredScope : undefined,
@@ -94,4 +100,15 @@ export function dispatchingRunner(
       },
     };
   };
+}
+
+/** Query values as a URL would carry them: a one-item list is a single value, none is absent. */
+function queryValues(query: AgentOperation["query"]): QueryValues {
+  const out: QueryValues = {};
+  for (const [name, value] of Object.entries(query)) {
+    if (!Array.isArray(value)) out[name] = value;
+    else if (value.length === 1) out[name] = value[0] as string;
+    else if (value.length > 1) out[name] = value;
+  }
+  return out;
 }

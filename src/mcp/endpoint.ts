@@ -105,6 +105,7 @@ class PipelineBackend implements AgentBackend {
     }
     return this.deps.runAgentOperation({
       authorization: this.authorization,
+      key: this.key,
       path: call.tool.spec.path,
       pathParams: call.pathParams,
       query: call.query,

@@ -10,9 +10,11 @@ import { ErrorPage } from "./pages/error.tsx";
 import { renderPage } from "./render.ts";
 import { loadWebView, refuseNul, type WebContext, WebError, WebRedirect } from "./request.ts";
 import { registerAuthRoutes } from "./routes/auth.tsx";
+import { registerCategoryRoutes } from "./routes/categories.tsx";
 import { registerDashboardRoutes } from "./routes/dashboard.tsx";
 import { registerKeyRoutes } from "./routes/keys.tsx";
 import { registerPartnerRoutes } from "./routes/partners.tsx";
+import { registerScenarioRoutes } from "./routes/scenarios.tsx";
 import { registerSettingsRoutes } from "./routes/settings.tsx";
 
 /** Optional overrides, e.g. the forecast and brief sources once those issues land. */
@@ -123,6 +125,8 @@ export function registerWeb(app: Api, deps: AppDeps, opts: WebOptions = {}): voi
   registerKeyRoutes(web, webDeps);
   registerSettingsRoutes(web, webDeps);
   registerPartnerRoutes(web, webDeps);
+  registerScenarioRoutes(web, webDeps);
+  registerCategoryRoutes(web, webDeps);
 
   web.all("/settings/*", () => {
     throw new WebError(404, "Not found", "There is no such page.");

@@ -20,6 +20,8 @@ const PAGES = [
   "/settings/sensitive",
   "/settings/partners",
   "/settings/billing",
+  "/settings/scenarios",
+  "/settings/categories",
 ];
 
 /**
@@ -141,6 +143,75 @@ describe.skipIf(!hasChromium)(`owner's screens in headless Chromium (${testDrive
     for (const href of refs.filter((h) => h.startsWith("#"))) {
       expect(await page.locator(href).count(), href).toBe(1);
     }
+  });
+
+  it("creates, edits and deletes a scenario, and /forecast?scenarioId= follows each step", async () => {
+    await page.goto(`${base}/settings/scenarios`);
+    // A value the scenario commands refuse is refused here too, with the reason.
+    await page.fill("#new-name", "Slow payers");
+    await page.fill("#new-paymentLagDays", "400");
+    await page.click("#create-scenario button[type=submit]");
+    await expect(page.locator(".notice.error").textContent()).resolves.toContain(
+      "paymentLagDays must be a whole number of days within ±365",
+    );
+    await page.fill("#new-name", "Slow payers");
+    await page.fill("#new-paymentLagDays", "30");
+    await page.click("#create-scenario button[type=submit]");
+    await expect(page.locator(".notice.ok").textContent()).resolves.toContain("Scenario created");
+    const section = page.locator("section.scenario", { hasText: "Slow payers" });
+    const id = (await section.getAttribute("data-scenario-id")) ?? "";
+    expect(id).toMatch(/^scn_/);
+    const created = await api<{
+      scenarioName: string;
+      weeks: { closing: string }[];
+    }>(`/forecast?scenarioId=${id}`);
+    expect(created.scenarioName).toBe("Slow payers");
+    const drawn = await section
+      .locator("svg.versus circle[data-closing]")
+      .evaluateAll((els) => els.map((e) => e.getAttribute("data-closing")));
+    expect(drawn).toEqual(created.weeks.map((w) => money(w.closing).toString()));
+
+    await section.locator("summary", { hasText: "Edit or delete" }).click();
+    await page.fill(`#edit-${id}-name`, "Very slow payers");
+    await page.fill(`#edit-${id}-paymentLagDays`, "60");
+    await section.locator(`form[action$='${id}'] button[type=submit]`).click();
+    await expect(page.locator(".notice.ok").textContent()).resolves.toContain("Scenario saved");
+    const edited = await api<{ scenarioName: string }>(`/forecast?scenarioId=${id}`);
+    expect(edited.scenarioName).toBe("Very slow payers");
+
+    const again = page.locator(`#scenario-${id}`);
+    await again.locator("summary", { hasText: "Edit or delete" }).click();
+    await again.locator("input[name=confirm]").check();
+    await again.locator("button.danger").click();
+    await expect(page.locator(".notice.ok").textContent()).resolves.toContain("Scenario deleted");
+    const gone = await fetch(`${base}/api/agent/forecast?scenarioId=${id}`, {
+      headers: { Authorization: `Bearer ${key}` },
+    });
+    expect(gone.status).toBe(404);
+  });
+
+  it("moves the revenue summary's gross profit when an account leaves revenue", async () => {
+    type Summary = { grossProfit: { revenue: string; costOfGoods: string } };
+    const before = await api<Summary>("/revenue/summary");
+    expect(money(before.grossProfit.revenue).greaterThan(0)).toBe(true);
+    await page.goto(`${base}/settings/categories?q=Sales`);
+    const row = page.locator("#categories tbody tr", { hasText: /^Sales/ }).first();
+    await expect(row.locator("select[name=position]").inputValue()).resolves.toBe("default");
+    await row.locator("select[name=included]").selectOption("no");
+    await row.locator("button[type=submit]").click();
+    await expect(page.locator(".notice.ok").textContent()).resolves.toMatch(
+      /Saved Sales: excluded from burn, Revenue/,
+    );
+    const after = await api<Summary>("/revenue/summary");
+    expect(money(after.grossProfit.revenue).lessThan(before.grossProfit.revenue)).toBe(true);
+    // Back to the ledger's default: the figure returns exactly.
+    const again = page.locator("#categories tbody tr", { hasText: /^Sales/ }).first();
+    await again.locator("select[name=included]").selectOption("default");
+    await again.locator("button[type=submit]").click();
+    await page.locator(".notice.ok").waitFor();
+    expect((await api<Summary>("/revenue/summary")).grossProfit.revenue).toBe(
+      before.grossProfit.revenue,
+    );
   });
 
   it("fits a 390 px phone on every page, without sideways scrolling", async () => {

@@ -17,6 +17,7 @@ import {
   latestBacktest,
   loadBacktestData,
 } from "../../src/services/forecast/backtest.ts";
+import { recomputeForecasts } from "../../src/services/forecast/recompute-forecasts.ts";
 import { createTestKey, getJson, type TestApp, testApp } from "../helpers/api.ts";
 import { testDriver } from "../helpers/test-db.ts";
 
@@ -147,5 +148,30 @@ describe(`the demo organisation's cash and forecast (${testDriver})`, () => {
     const stored = await latestBacktest(db, orgId);
     expect(stored?.asOfDate).toBe("2026-11-22");
     expect(stored?.result.scores.BASE[0]).toEqual(r.scores.BASE[0]);
+    // Every horizon's 80% interval, judged on weeks it did not see, holds 70–90% of them.
+    for (const h of r.horizons) {
+      expect(r.intervalCoverage[h], `horizon ${h}`).toBeGreaterThanOrEqual(0.7);
+      expect(r.intervalCoverage[h], `horizon ${h}`).toBeLessThanOrEqual(0.9);
+    }
   }, 120_000);
+
+  it("bands every week once a backtest is stored, and says so before", async () => {
+    const before = await getJson<ForecastResponseBody>(t.app, "/api/agent/forecast", fullKey);
+    expect(before.body.closingInterval).toMatchObject({ status: "insufficient_history" });
+    expect(before.body.weeks[0]?.closingLow).toBeUndefined();
+    await recomputeForecasts(db, { orgId, now: new Date(NOW.getTime() + 60_000) });
+    const after = await getJson<ForecastResponseBody>(t.app, "/api/agent/forecast", fullKey);
+    expect(after.body.closingInterval).toMatchObject({
+      level: 0.8,
+      status: "calibrated",
+      calibratedOn: "2026-11-22",
+    });
+    for (const w of after.body.weeks) {
+      expect(Number(w.closingLow)).toBeLessThanOrEqual(Number(w.closingHigh));
+    }
+    // Later horizons are less certain.
+    const width = (i: number) =>
+      Number(after.body.weeks[i]?.closingHigh) - Number(after.body.weeks[i]?.closingLow);
+    expect(width(12)).toBeGreaterThan(width(0));
+  }, 60_000);
 });

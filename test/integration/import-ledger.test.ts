@@ -191,6 +191,7 @@ describe(`ledger import (${testDriver})`, () => {
         outcome: "succeeded",
         counts: result.counts,
         error: null,
+        ledgerCalls: null,
       },
     ]);
     expect(runs[0]?.finishedAt?.getTime()).toBeGreaterThanOrEqual(NOW.getTime());
@@ -214,6 +215,9 @@ describe(`ledger import (${testDriver})`, () => {
       currency: "AUD",
       taxType: null,
       isSensitive: false,
+      // The owner's category choices (/settings/categories): none yet, so the defaults apply.
+      includeInBurn: null,
+      pnlPosition: null,
       updatedAt: FEB_1,
     });
     expect(byExternalId(accounts, A(30))).toMatchObject({

@@ -2020,6 +2020,31 @@ export interface components {
              * @example 0
              */
             redactedItemCount: number;
+            /** @description Additive (not in the spec): how the weeks' closingLow/closingHigh band was calibrated. Absent on snapshots computed before bands existed. */
+            closingInterval?: {
+                /**
+                 * @description Nominal coverage of the band.
+                 * @example 0.8
+                 */
+                level: number;
+                /**
+                 * @description At horizon h the band is closing minus the conformal 10th/90th percentile ranks of the organisation's own backtest errors (forecast − actual of the served BASE engine) at h; the same errors band every scenario.
+                 * @enum {string}
+                 */
+                method: "split-conformal on backtest residuals per horizon";
+                /**
+                 * @description `insufficient_history`: no week has a band yet (fewer than 12 backtest weeks at every horizon, or no backtest yet); `partial`: the later weeks lack one.
+                 * @enum {string}
+                 */
+                status: "calibrated" | "partial" | "insufficient_history";
+                /**
+                 * @description Local date of the backtest the band comes from; null without one.
+                 * @example 2026-03-10
+                 */
+                calibratedOn: string | null;
+                /** @description Backtest errors available per week (horizon 1 to 13). */
+                residualCounts: number[];
+            };
             /** @description At most 3 notes, most impactful first (docs/insights.md). */
             notesForAgent?: components["schemas"]["AgentNote"][];
             billingAlert?: components["schemas"]["BillingAlert"];
@@ -2071,6 +2096,16 @@ export interface components {
              * @example 607588.86
              */
             closing: string;
+            /**
+             * @description Additive (not in the spec): the low end of the 80% prediction interval of closing (see closingInterval); absent where the organisation's backtest has too few weeks at this horizon. Canonical decimal string.
+             * @example 571204.10
+             */
+            closingLow?: string;
+            /**
+             * @description Additive: the high end of the 80% prediction interval of closing; absent with closingLow. Canonical decimal string.
+             * @example 622950.37
+             */
+            closingHigh?: string;
             /** @description The items behind the week: cash item ids (invoices, bills, manual, pipeline), purchase order ids, recurring occurrences (`rec_…`) and the week's predicted orders (`pred_<weekStart>`). */
             itemIds: string[];
             /** @description Items whose own date had passed: placed in week 1. */

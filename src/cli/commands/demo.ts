@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { BUSINESSES, DEFAULT_BUSINESS, isBusiness } from "../../demo/business.ts";
 import { DEFAULT_DEMO_INVOICES, MAX_DEMO_INVOICES } from "../../demo/generate.ts";
 import { seedDemo } from "../../services/demo/seed-demo.ts";
 import { UsageError } from "../args.ts";
@@ -38,20 +39,35 @@ export const demoCommand = defineCommand({
       description: `how many sales invoices to generate, 1 to ${MAX_DEMO_INVOICES} (default ${DEFAULT_DEMO_INVOICES})`,
     },
     name: { value: "NAME", description: "the organisation's name (default: the generated one)" },
+    business: {
+      value: "KIND",
+      description: `the kind of business: ${BUSINESSES.join(", ")} (default ${DEFAULT_BUSINESS}, the usual demo)`,
+    },
   },
   usage: [
-    `demo [--seed S] [--invoices 1..${MAX_DEMO_INVOICES}] [--name NAME]   (new demo organisation with two years of ledger data and a key)`,
+    `demo [--seed S] [--invoices 1..${MAX_DEMO_INVOICES}] [--name NAME] [--business KIND]   (new demo organisation with two years of ledger data and a key)`,
   ],
-  examples: ["demo", 'demo --seed acme --invoices 20000 --name "Acme Ltd"'],
+  examples: [
+    "demo",
+    'demo --seed acme --invoices 20000 --name "Acme Ltd"',
+    "demo --business wholesaler",
+  ],
   async run(args, ctx) {
-    args.allowOnly("seed", "invoices", "name");
+    args.allowOnly("seed", "invoices", "name", "business");
+    const business = args.string("business") ?? DEFAULT_BUSINESS;
+    if (!isBusiness(business))
+      throw new UsageError(`--business must be one of ${BUSINESSES.join(", ")}`);
     if (args.positionals.length > 0) throw new UsageError("demo takes no positional arguments");
     const seed = args.string("seed") ?? DEFAULT_DEMO_SEED;
     if (seed.trim() === "") throw new UsageError("--seed must not be empty");
     const invoices = args.int("invoices", 1, MAX_DEMO_INVOICES) ?? DEFAULT_DEMO_INVOICES;
     const name = args.string("name");
     if (name !== undefined && name.trim() === "") throw new UsageError("--name must not be empty");
-    const folder = demoFolder(ctx.config.DATA_DIR, seed, invoices);
+    const folder = demoFolder(
+      ctx.config.DATA_DIR,
+      business === DEFAULT_BUSINESS ? seed : `${seed}-${business}`,
+      invoices,
+    );
     const now = ctx.clock.now();
 
     const database = await ctx.openDatabase();
@@ -61,6 +77,7 @@ export const demoCommand = defineCommand({
         now,
         invoices,
         folder,
+        business,
         ...(name === undefined ? {} : { name }),
       });
       const s = demo.summary;

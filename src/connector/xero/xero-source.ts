@@ -129,6 +129,21 @@ export function createXeroSource(
     }
   }
 
+  async function readOrganisation(): Promise<XeroOrganisation> {
+    const fetched = await api.GET("/Organisation", { params: { header: h() }, ...text });
+    const records = envelope("GET /Organisation", "Organisations", fetched);
+    for (const page of validateRecords(
+      { file: "GET /Organisation", key: "Organisations", required: true },
+      records.slice(0, 1),
+      OrganisationSchema,
+      1,
+    )) {
+      if (page[0]) return page[0];
+    }
+    throw new LedgerFormatError({ file: "GET /Organisation" }, `"Organisations" is empty`);
+  }
+
+  let organisation: Promise<XeroOrganisation> | undefined;
   const api = client.api;
   const h = (resource?: LedgerResource) => client.headers(resource ? since[resource] : undefined);
   const text = { parseAs: "text" } as const;
@@ -138,18 +153,10 @@ export function createXeroSource(
     sourceRef: client.tenantId,
     stats,
 
-    async organisation(): Promise<XeroOrganisation> {
-      const fetched = await api.GET("/Organisation", { params: { header: h() }, ...text });
-      const records = envelope("GET /Organisation", "Organisations", fetched);
-      for (const page of validateRecords(
-        { file: "GET /Organisation", key: "Organisations", required: true },
-        records.slice(0, 1),
-        OrganisationSchema,
-        1,
-      )) {
-        if (page[0]) return page[0];
-      }
-      throw new LedgerFormatError({ file: "GET /Organisation" }, `"Organisations" is empty`);
+    organisation(): Promise<XeroOrganisation> {
+      // Read once: a caller may check the connection with it before the import reads it.
+      organisation ??= readOrganisation();
+      return organisation;
     },
 
     async *accounts(): AsyncIterable<XeroAccount[]> {

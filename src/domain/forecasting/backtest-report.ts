@@ -26,8 +26,9 @@ export function backtestTable(r: BacktestResult): string[] {
     "flat MAE",
     "due MAE",
     "vs best",
+    "80% cover",
   ];
-  const widths = [4, 3, 13, 12, 7, 12, 12, 12, 8];
+  const widths = [4, 3, 13, 12, 7, 12, 12, 12, 8, 9];
   const row = (cells: string[]) => cells.map((c, i) => c.padStart(widths[i] ?? 8)).join(" ");
   const out = [row(head)];
   for (const h of r.horizons) {
@@ -46,8 +47,26 @@ export function backtestTable(r: BacktestResult): string[] {
         r.scores.flat[h - 1]?.mae ?? "—",
         r.scores.due_dates[h - 1]?.mae ?? "—",
         vs === null ? "—" : `${vs >= 0 ? "+" : ""}${(vs * 100).toFixed(0)}%`,
+        pct(r.intervalCoverage?.[h]),
       ]),
     );
   }
   return out;
+}
+
+/**
+ * One line per business: at 1, 4 and 13 weeks, BASE's MAE against the better baseline (−40% =
+ * 40% below it) and |bias| ÷ MAE.
+ */
+export function familySummary(name: string, r: BacktestResult): string {
+  const cells = [1, 4, 13].map((h) => {
+    const base = r.scores.BASE[h - 1];
+    const best = betterBaseline(r, h);
+    if (!base || base.count === 0 || !best) return `${h}w: —`;
+    const vs = Number(best.mae) > 0 ? Number(base.mae) / Number(best.mae) - 1 : 0;
+    const bias = Number(base.mae) > 0 ? Math.abs(Number(base.bias)) / Number(base.mae) : 0;
+    const cover = r.intervalCoverage?.[h];
+    return `${h}w ${`${vs >= 0 ? "+" : ""}${(vs * 100).toFixed(0)}%`.padStart(5)} bias ${bias.toFixed(2)} cover ${pct(cover)}`;
+  });
+  return `${name.padEnd(18)} ${cells.join("   ")}`;
 }

@@ -219,7 +219,7 @@ describe("the books as of a date", () => {
             amountDue: d.total,
             paidDate: null,
             expectedDate: d.dueDate ?? d.expectedDate,
-            updatedOn: null,
+            updatedOn: cutoff,
             payments,
           };
         }),

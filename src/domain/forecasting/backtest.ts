@@ -3,6 +3,7 @@ import { type Books, booksAsOf } from "./books.ts";
 import { type Cents, centsToDecimal, toCents } from "./cents.ts";
 import { buildForecastModel, computeForecast, WEEKS } from "./compute-forecast.ts";
 import { addDays, dateOf, dayNumber, mondayOnOrBefore } from "./dates.ts";
+import { leaveOneOutCoverage } from "./intervals.ts";
 import type { ForecastInput, ForecastResult } from "./types.ts";
 
 /**
@@ -57,6 +58,11 @@ export interface BacktestResult {
   scores: Record<BacktestMethod, HorizonScore[]>;
   /** BASE's signed errors (forecast − actual) per horizon, in origin order: for intervals. */
   residuals: Record<number, string[]>;
+  /**
+   * Per horizon: the share of weeks whose actual cash fell inside the 80% interval built from
+   * the other origins' residuals (leave-one-out); null with too few residuals.
+   */
+  intervalCoverage: Record<number, number | null>;
 }
 
 /** An instant whose local date in `timezone` is `date` (noon UTC, moved if the zone is far off). */
@@ -201,9 +207,12 @@ export function runBacktest(data: BacktestData, opts: { origins: number }): Back
   ) as Record<BacktestMethod, HorizonScore[]>;
   const averageCash: Record<number, string> = {};
   const residuals: Record<number, string[]> = {};
+  const intervalCoverage: Record<number, number | null> = {};
   for (const h of HORIZONS) {
     averageCash[h] = centsToDecimal(Math.round(mean(actuals.get(h) ?? [])));
-    residuals[h] = (signed.get(`BASE|${h}`) ?? []).map(centsToDecimal);
+    const errs = signed.get(`BASE|${h}`) ?? [];
+    residuals[h] = errs.map(centsToDecimal);
+    intervalCoverage[h] = leaveOneOutCoverage(errs);
   }
   return {
     today: data.today,
@@ -212,5 +221,6 @@ export function runBacktest(data: BacktestData, opts: { origins: number }): Back
     averageCash,
     scores,
     residuals,
+    intervalCoverage,
   };
 }

@@ -43,8 +43,8 @@ export interface BookDocument {
   /** FullyPaidOnDate (or the last payment date) now. */
   paidDate: string | null;
   /**
-   * Local date of the ledger's last change to the document. On or before a cutoff, the document
-   * stood then as it stands now; after it (or unknown), its state then is rebuilt from payments.
+   * Local date of the ledger's last change to the document. On or before a cutoff (or unknown),
+   * the document stood then as it stands now; after it, its state then is rebuilt from payments.
    */
   updatedOn: string | null;
   /** Payments (document currency, not deleted); needed only when rebuilt. */
@@ -112,9 +112,12 @@ function sumUpTo(list: readonly { date: string; amount: string }[], cutoff: stri
   return s;
 }
 
-/** Is this document's state on `cutoff` its state now? */
+/**
+ * Is this document's state on `cutoff` its state now? Yes when it has not changed since; a
+ * document without a change date (the ledger always gives one) is taken as it stands.
+ */
 const standsAsNow = (updatedOn: string | null, cutoff: string) =>
-  updatedOn !== null && updatedOn <= cutoff;
+  updatedOn === null || updatedOn <= cutoff;
 
 /** The document as it stood at the end of `cutoff`; null when it did not exist then. */
 export function documentAsOf(
@@ -139,7 +142,7 @@ export function documentAsOf(
     };
   }
   // Changed since: voided later means live then; drafts and deleted documents never counted.
-  if (!(LIVE_NOW.has(d.status) || (d.status === "VOIDED" && d.updatedOn !== null))) return null;
+  if (!(LIVE_NOW.has(d.status) || d.status === "VOIDED")) return null;
   const due = toCents(d.total) - sumUpTo(d.payments, cutoff) - sumUpTo(d.credits, cutoff);
   let lastPaid: string | null = null;
   for (const p of d.payments)

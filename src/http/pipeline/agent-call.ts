@@ -34,6 +34,11 @@ export interface AgentCall {
   query: QueryValues;
   /** The `Authorization` header as given (absent: none). */
   authorization: string | undefined;
+  /**
+   * The key, when the transport already authenticated `authorization` for this request (an MCP
+   * request carrying several tool calls): step 1 then uses it instead of verifying it again.
+   */
+  key?: AuthenticatedKey;
   requestId: string;
   logger: RequestLogger;
 }
@@ -107,7 +112,7 @@ interface CallState {
 export async function runAgentCall(p: AgentPipeline, call: AgentCall): Promise<AgentAnswer> {
   let key: AuthenticatedKey | null;
   try {
-    key = await authenticate(p, call);
+    key = call.key ?? (await authenticate(p, call));
   } catch (err) {
     return errorAnswer(err, call.requestId, call.logger);
   }

@@ -1,4 +1,5 @@
 import type { Db } from "../../db/client.ts";
+import type { Business } from "../../demo/business.ts";
 import {
   DEMO_ORG_NAME,
   DEMO_TIMEZONE,
@@ -24,6 +25,8 @@ export interface SeedDemoOptions {
   name?: string;
   /** Told as seeding moves on, for a progress display (`npm start`'s first start). */
   onProgress?: (progress: SeedProgress) => void;
+  /** The kind of business (src/demo/business.ts); default the usual demo. */
+  business?: Business;
 }
 
 /**
@@ -69,6 +72,7 @@ export async function seedDemo(db: Db, opts: SeedDemoOptions): Promise<SeededDem
     name,
     ...(opts.invoices === undefined ? {} : { invoices: opts.invoices }),
     onProgress: (done, total, part) => opts.onProgress?.({ step: "generate", done, total, part }),
+    ...(opts.business === undefined ? {} : { business: opts.business }),
   });
   opts.onProgress?.({ step: "import" });
   const org = await createOrganisation(

@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import type { ClosingInterval } from "../../domain/forecasting/intervals.ts";
 import { redactWeeks } from "../../domain/forecasting/redact.ts";
 import type { Flow } from "../../domain/forecasting/types.ts";
 import { canSeeSensitive, requireScope, type ServiceContext } from "../context.ts";
@@ -17,6 +18,9 @@ export interface ServedForecastWeek {
   outflow: string;
   net: string;
   closing: string;
+  /** The 80% prediction interval of closing (absent where not calibrated). */
+  closingLow?: string;
+  closingHigh?: string;
   itemIds: string[];
   overdueItemIds?: string[];
   probabilityWeighted?: boolean;
@@ -39,6 +43,7 @@ export interface ForecastResponse {
   minClosingCashWeekIndex?: number;
   totalInflow?: string;
   totalOutflow?: string;
+  closingInterval?: ClosingInterval;
   redactedItemCount: number;
 }
 
@@ -170,6 +175,7 @@ export async function getForecast({
       : {}),
     ...(payload.totalInflow !== undefined ? { totalInflow: payload.totalInflow } : {}),
     ...(payload.totalOutflow !== undefined ? { totalOutflow: payload.totalOutflow } : {}),
+    ...(payload.closingInterval !== undefined ? { closingInterval: payload.closingInterval } : {}),
     redactedItemCount,
   };
 }

@@ -13,6 +13,7 @@ import type { ForecastInput, RecurringHistoryEntry } from "../../domain/forecast
 import { money } from "../../domain/money.ts";
 import { localDate } from "../../domain/timezones.ts";
 import { computeStartingCash, type StartingCash } from "../cash-position/starting-cash.ts";
+import { accountsExcludedFromBurn } from "../categories/categories.ts";
 
 /** The organisation fields the forecast needs. */
 export interface ForecastOrg {
@@ -65,7 +66,7 @@ export async function loadBooks(
   const changedAfter =
     cutoff === null
       ? sql`true`
-      : sql`(ledger_updated_at IS NULL OR (ledger_updated_at AT TIME ZONE ${tz})::date > ${cutoff}::date)`;
+      : sql`(ledger_updated_at AT TIME ZONE ${tz})::date > ${cutoff}::date`;
   const docFilter =
     since === null
       ? sql`true`
@@ -107,7 +108,7 @@ export async function loadBooks(
   const credited = new Map<string, { date: string; amount: string }[]>();
   const rebuilt = docRows.filter((d) => {
     const on = localDay(d.updatedAt, tz);
-    return cutoff === null || on === null || on > cutoff;
+    return cutoff === null || (on !== null && on > cutoff);
   });
   if (rebuilt.length > 0) {
     const only =
@@ -380,5 +381,13 @@ export async function loadForecastInput(
   const today = localDate(now, org.timezone);
   const { cash, included } = await loadCash(db, org, now);
   const books = await loadBooks(db, org, { cutoff: today, includedBankAccounts: included });
-  return { input: booksAsOf(books, today, cash.effectiveStartingCash, now), cash };
+  const input = booksAsOf(books, today, cash.effectiveStartingCash, now);
+  // Accounts the owner took out of burn (Settings → Account categories) produce no recurring
+  // run rate; open documents, which are owed, still count.
+  const excluded = await accountsExcludedFromBurn(db, org.id);
+  if (excluded.size === 0) return { input, cash };
+  const recurringHistory = input.recurringHistory.filter(
+    (h) => h.accountId === null || !excluded.has(h.accountId),
+  );
+  return { input: { ...input, recurringHistory }, cash };
 }

@@ -4,11 +4,16 @@ import { forecastSnapshots, organisations } from "../../db/schema/index.ts";
 import { DEFAULT_ORIGINS } from "../../domain/forecasting/backtest.ts";
 import { centsToDecimal } from "../../domain/forecasting/cents.ts";
 import { buildForecastModel, computeForecast } from "../../domain/forecasting/compute-forecast.ts";
+import {
+  type ClosingInterval,
+  closingBands,
+  INTERVAL_LEVEL,
+} from "../../domain/forecasting/intervals.ts";
 import type { ForecastResult, ForecastWeek } from "../../domain/forecasting/types.ts";
 import { randomToken } from "../../domain/ids.ts";
 import { localDate } from "../../domain/timezones.ts";
 import { NotFoundError } from "../errors.ts";
-import { backtestOrganisation } from "./backtest.ts";
+import { backtestOrganisation, latestBacktest } from "./backtest.ts";
 import { loadForecastInput } from "./load-forecast-input.ts";
 import { ensureStandardScenarios, listScenarios } from "./scenarios.ts";
 
@@ -23,7 +28,9 @@ export interface ForecastPayload {
   minClosingCashWeekIndex: number;
   totalInflow: string;
   totalOutflow: string;
-  weeks: ForecastWeek[];
+  weeks: (ForecastWeek & { closingLow?: string; closingHigh?: string })[];
+  /** The band's calibration (absent on snapshots written before intervals). */
+  closingInterval?: ClosingInterval;
 }
 
 /** What a snapshot's `detail` holds: the lines behind every week, never served. */
@@ -82,6 +89,8 @@ export async function recomputeForecasts(
   await ensureStandardScenarios(db, org.id, input.now);
   const scenarios = await listScenarios(db, org.id);
   const { input: engineInput, cash } = await loadForecastInput(db, org, input.now);
+  const backtest = await latestBacktest(db, org.id);
+  const residuals = backtest?.result.residuals ?? null;
   const t1 = performance.now();
   const model = buildForecastModel(engineInput);
   const t2 = performance.now();
@@ -100,6 +109,8 @@ export async function recomputeForecasts(
       },
       model,
     );
+    const bands = closingBands(result.weeks, residuals);
+    const banded = bands.filter((b) => b.low !== null).length;
     const payload: ForecastPayload = {
       startingCash: result.startingCash,
       endingCash: result.endingCash,
@@ -107,7 +118,24 @@ export async function recomputeForecasts(
       minClosingCashWeekIndex: result.minClosingCashWeekIndex,
       totalInflow: result.totalInflow,
       totalOutflow: result.totalOutflow,
-      weeks: result.weeks,
+      weeks: result.weeks.map((w, i) => {
+        const b = bands[i];
+        return b?.low != null && b.high != null
+          ? { ...w, closingLow: b.low, closingHigh: b.high }
+          : w;
+      }),
+      closingInterval: {
+        level: INTERVAL_LEVEL,
+        method: "split-conformal on backtest residuals per horizon",
+        status:
+          banded === result.weeks.length
+            ? "calibrated"
+            : banded === 0
+              ? "insufficient_history"
+              : "partial",
+        calibratedOn: backtest?.asOfDate ?? null,
+        residualCounts: result.weeks.map((_, i) => residuals?.[i + 1]?.length ?? 0),
+      },
     };
     const detail: ForecastDetail = {
       lines: result.lines,

@@ -10,6 +10,7 @@ import {
   type SummaryWindow,
 } from "../../domain/summaries/window.ts";
 import { localDate } from "../../domain/timezones.ts";
+import { categoriesVersion } from "../categories/categories.ts";
 import { canSeeSensitive, requireScope, type ServiceContext } from "../context.ts";
 import { InvalidParameterError } from "../errors.ts";
 import { paidCash, toBase } from "./sql-parts.ts";
@@ -132,8 +133,11 @@ async function otherStatuses(
 
 /**
  * Gross profit over a window, cash basis like the PAID figures: revenue = ex-tax cash received
- * on PAID sales invoices; cost of goods = ex-tax cash paid on PAID bills times each bill's share
- * of ex-tax line amounts coded to DIRECTCOSTS accounts (by code or account id).
+ * on PAID sales invoices, less each invoice's share of line amounts on accounts the owner took
+ * out of revenue (Settings → Account categories: excluded, or placed outside Revenue); cost of
+ * goods = ex-tax cash paid on PAID bills times each bill's share of ex-tax line amounts on COGS
+ * accounts (by code or account id): DIRECTCOSTS by default, or as the owner placed them, unless
+ * excluded. Without any owner choice the figures are the ledger's own.
  */
 export async function grossProfitFor(
   db: DbOrTx,
@@ -146,8 +150,26 @@ export async function grossProfitFor(
            bills AS (${paidCash({ ...opts, source: "LEDGER_BILL", from: window.from, to: window.to })}),
            dc AS (
              SELECT code, external_id FROM ledger_accounts
-             WHERE org_id = ${orgId} AND type = 'DIRECTCOSTS')
-      SELECT (SELECT round(sum(ex_tax), 2)::text FROM revenue) AS revenue,
+             WHERE org_id = ${orgId}
+               AND coalesce(pnl_position, CASE WHEN type = 'DIRECTCOSTS' THEN 'COGS' END) = 'COGS'
+               AND include_in_burn IS NOT FALSE),
+           off AS (
+             SELECT code, external_id FROM ledger_accounts
+             WHERE org_id = ${orgId}
+               AND (include_in_burn IS FALSE OR pnl_position <> 'REVENUE'))
+      SELECT (CASE WHEN NOT EXISTS (SELECT 1 FROM off)
+                THEN (SELECT round(sum(ex_tax), 2)::text FROM revenue)
+                ELSE (SELECT round(sum(r.ex_tax * (1 - s.share)), 2)::text
+                  FROM revenue r
+                  CROSS JOIN LATERAL (
+                    SELECT coalesce(
+                      sum(CASE WHEN l.account_code IN (SELECT code FROM off WHERE code IS NOT NULL)
+                                 OR l.account_external_id IN (SELECT external_id FROM off)
+                               THEN l.line_amount ELSE 0 END) / nullif(sum(l.line_amount), 0),
+                      0) AS share
+                    FROM cash_item_lines l
+                    WHERE l.org_id = ${orgId} AND l.cash_item_id = r.id) s)
+              END) AS revenue,
              (SELECT round(sum(b.ex_tax * s.share), 2)::text
                 FROM bills b
                 CROSS JOIN LATERAL (
@@ -314,7 +336,10 @@ export async function getLedgerSummary(
     {
       orgId: ctx.org.id,
       kind: source === "LEDGER_INVOICE" ? "revenue" : "expenses",
-      key: `${window.from}..${window.to}@${grossProfitWindow?.from ?? "-"}`,
+      // The owner's account categories change gross profit: they are part of the key.
+      key: `${window.from}..${window.to}@${grossProfitWindow?.from ?? "-"}${
+        grossProfitWindow ? `#${await categoriesVersion(ctx.db, ctx.org.id)}` : ""
+      }`,
       now: ctx.now,
     },
     () =>

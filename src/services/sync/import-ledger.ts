@@ -2,7 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { printable } from "../../connector/errors.ts";
 import { createExportFolderSource } from "../../connector/export-folder/export-folder-source.ts";
 import type { LedgerSource } from "../../connector/ledger-source.ts";
-import type { Db } from "../../db/client.ts";
+import type { Db, Tx } from "../../db/client.ts";
 import { ledgerConnections, organisations, syncRuns } from "../../db/schema/index.ts";
 import { newId } from "../../domain/ids.ts";
 import { baselinesAfterImport } from "../baselines/after-import.ts";
@@ -63,6 +63,10 @@ export interface ImportLedgerInput {
   sourceLabel: string;
   /** The import's instant: run start, lastSyncedAt of changed rows, balanceSyncedAt. */
   now: Date;
+  /** The source holds only changed records (see ProjectionInput.partial). */
+  partial?: boolean;
+  /** More writes in the import's transaction, after the projection (e.g. sync watermarks). */
+  afterProjection?: (tx: Tx) => Promise<void>;
 }
 
 /**
@@ -120,7 +124,8 @@ export async function importLedger(db: Db, input: ImportLedgerInput): Promise<Sy
     await db.transaction(async (tx) => {
       // Two imports of one organisation would interleave their snapshots; serialise them.
       await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`ledger-import:${orgId}`}))`);
-      await projectLedger(tx, { org, source, now, counts });
+      await projectLedger(tx, { org, source, now, counts, partial: input.partial });
+      await input.afterProjection?.(tx);
       await suppressPurchaseOrders(tx, { orgId }); // the bill matcher: purchase orders a bill covers
       await tx
         .update(syncRuns)

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { eq, type SQL, sql } from "drizzle-orm";
+import { and, eq, ne, type SQL, sql } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
 import type {
   LedgerSource,
@@ -77,6 +77,12 @@ export interface ProjectionInput {
   now: Date;
   /** Filled in as collections are read and written, so a failure still reports progress. */
   counts: SyncCounts;
+  /**
+   * The source holds only records changed since the last sync (a live ledger's
+   * If-Modified-Since read), not a snapshot: records are upserted and nothing absent is removed.
+   * The chart of accounts and the reports are still read whole.
+   */
+  partial?: boolean;
 }
 
 function counter(counts: SyncCounts, name: string) {
@@ -444,6 +450,7 @@ async function writeDocuments<T extends PgTable, D, M>(
       await insertRows(tx, child.table, [...child.columns] as ColumnKey<PgTable>[], rows);
     }
   }
+  if (input.partial) return;
   for (const subset of subsets) {
     subset.count.written += await removeAbsent(tx, type.table, orgId, subset.existing, subset.seen);
   }
@@ -557,6 +564,7 @@ const purchaseOrderType: DocumentType<
 export async function projectLedger(tx: Tx, input: ProjectionInput): Promise<void> {
   const { org, source, now, counts } = input;
   const orgId = org.id;
+  const partial = input.partial === true;
 
   // Organisation settings (decision: our name stays; see mapOrganisation).
   const patch = mapOrganisation(await source.organisation());
@@ -640,7 +648,8 @@ export async function projectLedger(tx: Tx, input: ProjectionInput): Promise<voi
   const contactCount = counter(counts, "contacts");
   const existingContacts = await existingRows(tx, contacts, orgId);
   const contactSeen = new Set<string>();
-  const contactNames = new Map<string, string>();
+  // A partial read names only the changed contacts; documents may refer to the others.
+  const contactNames = partial ? await storedContactNames(tx, orgId) : new Map<string, string>();
   const contactSpec = flatSpec(contacts, CONTACT_COLUMNS, ["lastSyncedAt"]);
   for await (const page of source.contacts()) {
     contactCount.read += page.length;
@@ -652,7 +661,9 @@ export async function projectLedger(tx: Tx, input: ProjectionInput): Promise<voi
     });
     contactCount.written += (await upsertChanged(tx, contactSpec, rows)).length;
   }
-  contactCount.written += await removeAbsent(tx, contacts, orgId, existingContacts, contactSeen);
+  if (!partial) {
+    contactCount.written += await removeAbsent(tx, contacts, orgId, existingContacts, contactSeen);
+  }
 
   const paymentCount = counter(counts, "payments");
   const existingPayments = await existingRows(tx, payments, orgId);
@@ -672,7 +683,14 @@ export async function projectLedger(tx: Tx, input: ProjectionInput): Promise<voi
     });
     paymentCount.written += (await upsertChanged(tx, paymentSpec, rows)).length;
   }
-  paymentCount.written += await removeAbsent(tx, payments, orgId, existingPayments, paymentSeen);
+  if (partial) {
+    // The payments read are only the changed ones: take every invoice's last from the table.
+    for (const [invoiceId, date] of await storedLastPaymentDates(tx, orgId)) {
+      lastPaymentDates.set(invoiceId, date);
+    }
+  } else {
+    paymentCount.written += await removeAbsent(tx, payments, orgId, existingPayments, paymentSeen);
+  }
 
   const ctx: MappingContext = {
     baseCurrency,
@@ -698,9 +716,34 @@ export async function projectLedger(tx: Tx, input: ProjectionInput): Promise<voi
     });
     btCount.written += (await upsertChanged(tx, btSpec, rows)).length;
   }
-  btCount.written += await removeAbsent(tx, bankTransactions, orgId, existingBts, btSeen);
+  if (!partial) {
+    btCount.written += await removeAbsent(tx, bankTransactions, orgId, existingBts, btSeen);
+  }
 
   // Balance sheets (Reports/BalanceSheet.json): account balances as at each report date.
   const balanceSheets = await writeBalanceSheets(tx, orgId, source);
   if (balanceSheets.read + balanceSheets.written > 0) counts.balanceSheets = balanceSheets;
+}
+
+async function storedContactNames(tx: Tx, orgId: string): Promise<Map<string, string>> {
+  const rows = await tx
+    .select({ externalId: contacts.externalId, name: contacts.name })
+    .from(contacts)
+    .where(eq(contacts.orgId, orgId));
+  return new Map(rows.map((r) => [r.externalId, r.name]));
+}
+
+/** Per invoice, the date of its last payment that is not DELETED, as the table holds them. */
+async function storedLastPaymentDates(tx: Tx, orgId: string): Promise<Map<string, string>> {
+  const rows = await tx
+    .select({
+      invoiceId: payments.invoiceExternalId,
+      date: sql<string>`max(${payments.date})::text`,
+    })
+    .from(payments)
+    .where(and(eq(payments.orgId, orgId), ne(payments.status, "DELETED")))
+    .groupBy(payments.invoiceExternalId);
+  const out = new Map<string, string>();
+  for (const r of rows) if (r.invoiceId) out.set(r.invoiceId, r.date);
+  return out;
 }

@@ -16,7 +16,15 @@ export const CsrfField: FC<{ token: string; orgId?: string | undefined }> = ({ t
   </>
 );
 
-export type NavKey = "dashboard" | "keys" | "sensitive" | "partners" | "billing" | "none";
+export type NavKey =
+  | "dashboard"
+  | "scenarios"
+  | "categories"
+  | "keys"
+  | "sensitive"
+  | "partners"
+  | "billing"
+  | "none";
 
 const NAV: { key: NavKey; href: string; label: string; show: (v: WebView) => boolean }[] = [
   {
@@ -26,10 +34,22 @@ const NAV: { key: NavKey; href: string; label: string; show: (v: WebView) => boo
     show: (v) => can(v.org?.role, "dashboard.view"),
   },
   {
+    key: "scenarios",
+    href: "/settings/scenarios",
+    label: "Scenarios",
+    show: (v) => can(v.org?.role, "dashboard.view"),
+  },
+  {
     key: "keys",
     href: "/settings/keys",
     label: "API keys",
     show: (v) => can(v.org?.role, "keys.view"),
+  },
+  {
+    key: "categories",
+    href: "/settings/categories",
+    label: "Categories",
+    show: (v) => can(v.org?.role, "sensitive.view"),
   },
   {
     key: "sensitive",

@@ -183,7 +183,7 @@ const ScenarioPicker: FC<{ m: DashboardModel }> = ({ m }) =>
       <button type="submit" class="small secondary" data-no-js="">
         Show
       </button>
-      <a href="/scenarios" class="small">
+      <a href="/settings/scenarios" class="small">
         Manage scenarios
       </a>
     </form>

@@ -30,6 +30,14 @@ export const ForecastWeekSchema = z
     outflow: decimal("Bills, recurring payments, purchase orders, manual items.", "19435.75"),
     net: decimal("inflow − outflow.", "12479.4"),
     closing: decimal("opening + net.", "607588.86"),
+    closingLow: decimal(
+      "Additive (not in the spec): the low end of the 80% prediction interval of closing (see closingInterval); absent where the organisation's backtest has too few weeks at this horizon.",
+      "571204.10",
+    ).optional(),
+    closingHigh: decimal(
+      "Additive: the high end of the 80% prediction interval of closing; absent with closingLow.",
+      "622950.37",
+    ).optional(),
     itemIds: z.array(z.string()).openapi({
       description:
         "The items behind the week: cash item ids (invoices, bills, manual, pipeline), purchase order " +
@@ -95,6 +103,30 @@ export const ForecastResponseSchema = withAlerts(
         "(week, account) pairs whose name was rewritten to `Sensitive account`; 0 with READ_SENSITIVE.",
       example: 0,
     }),
+    closingInterval: z
+      .object({
+        level: z.number().openapi({ description: "Nominal coverage of the band.", example: 0.8 }),
+        method: z.literal("split-conformal on backtest residuals per horizon").openapi({
+          description:
+            "At horizon h the band is closing minus the conformal 10th/90th percentile ranks of the organisation's own backtest errors (forecast − actual of the served BASE engine) at h; the same errors band every scenario.",
+        }),
+        status: z.enum(["calibrated", "partial", "insufficient_history"]).openapi({
+          description:
+            "`insufficient_history`: no week has a band yet (fewer than 12 backtest weeks at every horizon, or no backtest yet); `partial`: the later weeks lack one.",
+        }),
+        calibratedOn: z.string().nullable().openapi({
+          description: "Local date of the backtest the band comes from; null without one.",
+          example: "2026-03-10",
+        }),
+        residualCounts: z.array(z.number().int()).openapi({
+          description: "Backtest errors available per week (horizon 1 to 13).",
+        }),
+      })
+      .optional()
+      .openapi({
+        description:
+          "Additive (not in the spec): how the weeks' closingLow/closingHigh band was calibrated. Absent on snapshots computed before bands existed.",
+      }),
     notesForAgent: notesForAgentField.optional(),
   }),
 ).openapi("ForecastResponse");

@@ -1,0 +1,60 @@
+/**
+ * Forecast accuracy over the family of demo businesses (`npm run bench:forecast`): each business
+ * is generated (src/demo/business.ts), imported into an in-memory database and backtested with
+ * the served engine (src/domain/forecasting/backtest.ts); the error table is printed per
+ * business, against both naive baselines, then one summary line per business.
+ *
+ * FAMILY_SEED (default "family"), FAMILY_NOW (default 2026-11-22T01:00:00Z, a Sunday noon in
+ * Sydney), FAMILY_BUSINESSES (comma-separated; default every one), FAMILY_ORIGINS (default 39),
+ * FAMILY_JSON (a file to write every result to).
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openPglite } from "../src/db/client.ts";
+import { BUSINESSES, isBusiness } from "../src/demo/business.ts";
+import { DEFAULT_ORIGINS, runBacktest } from "../src/domain/forecasting/backtest.ts";
+import { backtestTable, familySummary } from "../src/domain/forecasting/backtest-report.ts";
+import { seedDemo } from "../src/services/demo/seed-demo.ts";
+import { loadBacktestData } from "../src/services/forecast/backtest.ts";
+
+const SEED = process.env.FAMILY_SEED ?? "family";
+const NOW = new Date(process.env.FAMILY_NOW ?? "2026-11-22T01:00:00Z");
+const ORIGINS = Number(process.env.FAMILY_ORIGINS ?? DEFAULT_ORIGINS);
+const kinds = (process.env.FAMILY_BUSINESSES ?? BUSINESSES.join(","))
+  .split(",")
+  .map((s) => s.trim())
+  .filter(isBusiness);
+
+const database = await openPglite();
+const results: Record<string, unknown> = {};
+const summaries: string[] = [];
+try {
+  for (const business of kinds) {
+    const t0 = performance.now();
+    const seeded = await seedDemo(database.db, {
+      seed: SEED,
+      now: NOW,
+      business,
+      name: `Family ${business}`,
+      folder: mkdtempSync(join(tmpdir(), `family-${business}-`)),
+    });
+    const t1 = performance.now();
+    const data = await loadBacktestData(database.db, seeded.orgId, NOW);
+    const r = runBacktest(data, { origins: ORIGINS });
+    const t2 = performance.now();
+    results[business] = r;
+    console.log(
+      `\n${business} (seed ${SEED}, ${seeded.summary.counts.invoices} invoices, ${seeded.summary.counts.bills} bills, ${seeded.summary.counts.purchaseOrders} purchase orders; seeded in ${((t1 - t0) / 1000).toFixed(1)} s, backtest ${((t2 - t1) / 1000).toFixed(1)} s)`,
+    );
+    for (const line of backtestTable(r)) console.log(line);
+    summaries.push(familySummary(business, r));
+  }
+  console.log(
+    "\nBASE's MAE against the better naive baseline (target ≤ −30%), |bias| ÷ MAE (target < 0.33):",
+  );
+  for (const s of summaries) console.log(s);
+  if (process.env.FAMILY_JSON) writeFileSync(process.env.FAMILY_JSON, JSON.stringify(results));
+} finally {
+  await database.close();
+}
