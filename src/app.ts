@@ -16,6 +16,7 @@ import { createMcpHandler, MCP_PATH } from "./mcp/endpoint.ts";
 import { authenticateKey } from "./services/keys/authenticate-key.ts";
 import { registerApiReference } from "./web/api-reference.ts";
 import { registerWeb } from "./web/index.tsx";
+import { registerLedgerRoutes } from "./web/routes/ledger.tsx";
 
 /** The whole HTTP application, without listen(): tests call `app.request()`. */
 export function createApp(deps: AppDeps) {
@@ -57,6 +58,7 @@ export function createApp(deps: AppDeps) {
   });
   // Stateless: POST only; GET (a server-initiated stream) and DELETE (a session) answer 405.
   app.post(MCP_PATH, (c) => mcp(c.req.raw));
+  registerLedgerRoutes(app, deps); // the ledger's OAuth callback and webhook
   registerWeb(app, deps);
 
   // A path that exists for other methods answers 405 with Allow (after authentication on the

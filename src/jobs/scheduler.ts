@@ -12,6 +12,7 @@ import { type LlmCall, runBrief } from "../services/brief/run-brief.ts";
 import { recomputeStaleForecasts } from "../services/forecast/recompute-forecasts.ts";
 import { rowsOf } from "../services/summaries/summary-cache.ts";
 import { claimRun, finishRun } from "./job-runs.ts";
+import { type LedgerSyncReport, runLedgerSyncs } from "./ledger-sync.ts";
 
 /** The brief tick: 06:00 UTC. */
 export const BRIEF_HOUR_UTC = 6;
@@ -36,6 +37,8 @@ export interface TickReport {
   forecasts: { orgId: string; ok: boolean; recomputed?: boolean; error?: string }[];
   baselines: { orgId: string; ok: boolean; durationMs?: number; error?: string }[];
   briefs: { orgId: string; ok: boolean; created?: boolean; tier?: string; error?: string }[];
+  /** Scheduled live-ledger syncs (present only when one ran). */
+  ledgerSyncs?: LedgerSyncReport[];
 }
 
 export interface Scheduler {
@@ -239,6 +242,15 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       }
       if (briefDue && !org.hasBrief) await runDailyBrief(org.id, utcDate, now, report);
     }
+    const ledgerSyncs = await runLedgerSyncs({
+      db: deps.db,
+      config: deps.config,
+      now,
+      clock: deps.clock,
+      orgIds: deps.orgIds,
+      claimed: runClaimed,
+    });
+    if (ledgerSyncs.length > 0) report.ledgerSyncs = ledgerSyncs;
     return report;
   }
 

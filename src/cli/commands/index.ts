@@ -5,6 +5,7 @@ import { briefCommand } from "./brief.ts";
 import { cashCommand } from "./cash.ts";
 import { completionCommand } from "./completion.ts";
 import { demoCommand } from "./demo.ts";
+import { fakeLedgerCommand } from "./fake-ledger.ts";
 import { backtestCommand, forecastCommand, scenarioCommand } from "./forecast.ts";
 import { importCommand } from "./import.ts";
 import { keysCommand } from "./keys.ts";
@@ -29,6 +30,7 @@ export const COMMANDS: Command[] = [
   importCommand,
   billingCommand,
   ledgerCommand,
+  fakeLedgerCommand,
   passwordCommand,
   baselinesCommand,
   briefCommand,

@@ -222,6 +222,23 @@ export async function chooseTenant(
   return { status: "linked", orgId: auth.orgId, ...pick(tenant) };
 }
 
+/** The state of a headless authorization, for `ledger connect` waiting on the callback. */
+export async function authorizationStatus(
+  deps: LedgerDeps,
+  stateDigest: string,
+): Promise<{ status: string; error: string | null; tenants: LedgerTenant[] } | null> {
+  const [row] = await deps.db
+    .select({
+      status: ledgerAuthorizations.status,
+      error: ledgerAuthorizations.error,
+      tenants: ledgerAuthorizations.tenants,
+    })
+    .from(ledgerAuthorizations)
+    .where(eq(ledgerAuthorizations.stateDigest, stateDigest));
+  if (!row) return null;
+  return { status: row.status, error: row.error, tenants: (row.tenants ?? []) as LedgerTenant[] };
+}
+
 /**
  * Links `tenant` to the organisation with fresh tokens: creates or repairs (reconnect) the
  * connection. A tenant already linked to another organisation is refused; so is a second tenant

@@ -1,0 +1,134 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { inArray } from "drizzle-orm";
+import type { Hono } from "hono";
+import { ledgerCredentials } from "../../db/schema/index.ts";
+import type { AppDeps, AppEnv } from "../../http/env.ts";
+import { completeAuthorization, LedgerConnectError } from "../../services/ledger/connect.ts";
+import { createLedgerDeps, type LedgerDeps } from "../../services/ledger/deps.ts";
+import { type LedgerSyncResult, syncLedger } from "../../services/ledger/sync.ts";
+import { digestToken } from "../../services/web-auth/tokens.ts";
+import { readSessionCookie } from "../request.ts";
+
+/*
+ * The ledger's two ways into the service: the OAuth callback (LEDGER_REDIRECT_URI, by default
+ * `/ledger/callback` here) and the webhook `POST /webhooks/ledger`, which Xero signs with
+ * HMAC-SHA256 of the raw body under the webhook key (`x-xero-signature`, base64).
+ */
+
+/** Syncs running in this process, by organisation: a webhook burst starts one, not many. */
+const running = new Map<string, Promise<LedgerSyncResult>>();
+
+/** Starts an incremental sync of `orgId` unless one is running here (the import's lock serialises instances). */
+export function requestSync(deps: LedgerDeps, orgId: string): Promise<LedgerSyncResult> {
+  let run = running.get(orgId);
+  if (!run) {
+    run = syncLedger(deps, { orgId }).finally(() => running.delete(orgId));
+    running.set(orgId, run);
+  }
+  return run;
+}
+
+/** True when `signature` is the base64 HMAC-SHA256 of `body` under `key` (constant time). */
+export function validWebhookSignature(
+  body: string,
+  signature: string | undefined,
+  key: string,
+): boolean {
+  if (!signature) return false;
+  const expected = createHmac("sha256", key).update(body, "utf8").digest();
+  let given: Buffer;
+  try {
+    given = Buffer.from(signature, "base64");
+  } catch {
+    return false;
+  }
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+function page(title: string, lines: string[]): string {
+  const esc = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(title)}</title></head><body><h1>${esc(title)}</h1>${lines.map((l) => `<p>${esc(l)}</p>`).join("")}</body></html>`;
+}
+
+export function registerLedgerRoutes(app: Hono<AppEnv>, appDeps: AppDeps): void {
+  const deps = createLedgerDeps({
+    db: appDeps.database.db,
+    settings: appDeps.config,
+    publicBaseUrl: `http://${appDeps.config.HOST}:${appDeps.config.PORT}`,
+    now: () => appDeps.clock.now(),
+  });
+
+  app.get("/ledger/callback", async (c) => {
+    c.header("Cache-Control", "no-store");
+    c.header("Referrer-Policy", "no-referrer"); // the code must not leak to another site
+    const q = c.req.query();
+    if (!q.state)
+      return c.html(page("Ledger connection", ["This address expects the ledger's answer."]), 400);
+    const cookie = readSessionCookie(c);
+    try {
+      const outcome = await completeAuthorization(deps, {
+        state: q.state,
+        code: q.code,
+        error: q.error,
+        sessionDigest: cookie ? digestToken(cookie) : null,
+      });
+      if (outcome.status === "linked") {
+        // The first sync runs in the background; `ledger connect` runs it itself and waits.
+        void requestSync(deps, outcome.orgId).catch((err: unknown) =>
+          c.get("logger").error({ err }, "ledger sync after connect failed"),
+        );
+        return c.html(
+          page("Ledger connected", [
+            `Linked to ${outcome.tenantName}. The first sync has started; you can close this window.`,
+          ]),
+        );
+      }
+      return c.html(
+        page("Choose the ledger organisation", [
+          "The authorization reaches several organisations:",
+          ...outcome.tenants.map((t) => `${t.tenantName} (${t.tenantId})`),
+          "Pick one with `cashrunway ledger connect --tenant TENANT_ID`, or in the settings screen.",
+        ]),
+      );
+    } catch (e) {
+      if (e instanceof LedgerConnectError) {
+        return c.html(page("Ledger not connected", [e.message]), 400);
+      }
+      throw e;
+    }
+  });
+
+  app.post("/webhooks/ledger", async (c) => {
+    const key = deps.settings.LEDGER_WEBHOOK_KEY;
+    const body = await c.req.text();
+    if (!key || !validWebhookSignature(body, c.req.header("x-xero-signature"), key)) {
+      return c.body(null, 401);
+    }
+    let tenantIds: string[] = [];
+    try {
+      const parsed = JSON.parse(body) as { events?: { tenantId?: unknown }[] };
+      tenantIds = [
+        ...new Set(
+          (parsed.events ?? []).flatMap((e) =>
+            typeof e.tenantId === "string" ? [e.tenantId] : [],
+          ),
+        ),
+      ];
+    } catch {
+      return c.json({ error: "invalid_parameter", message: "the body is not JSON" }, 400);
+    }
+    if (tenantIds.length > 0) {
+      const orgs = await deps.db
+        .select({ orgId: ledgerCredentials.orgId })
+        .from(ledgerCredentials)
+        .where(inArray(ledgerCredentials.tenantId, tenantIds.slice(0, 1000)));
+      for (const { orgId } of orgs) {
+        // Xero wants an answer within 5 seconds: the sync runs after it.
+        void requestSync(deps, orgId).catch((err: unknown) =>
+          c.get("logger").error({ err, orgId }, "ledger sync after webhook failed"),
+        );
+      }
+    }
+    return c.body(null, 200);
+  });
+}
