@@ -35,7 +35,7 @@ async function dueOrganisations(db: Db, now: Date, only?: readonly string[]): Pr
 /**
  * The schedule of live-ledger syncs, run by the scheduler's tick: each due organisation is
  * synced once per LEDGER_SYNC_MINUTES slot, claimed in job_runs as
- * (`ledger-sync`, `<orgId>:<slot>`), so exactly one instance runs it (docs/adr/0002). A failed
+ * (`ledger-sync`, `<orgId>:<slot>`), so exactly one instance runs it (docs/adr/0004). A failed
  * claim is retried by later ticks after job_runs' backoff; the connection's own retry time
  * (after 429s, an open breaker or faults) holds it back meanwhile.
  */

@@ -48,7 +48,11 @@ export const LedgerConnectionPanel: FC<{
           {run.error ? ` — ${run.error}` : ""}
         </div>
       ) : null}
-      {children}
+      {children ?? (
+        <div class="small">
+          <a href="/settings/ledger">Ledger connection settings</a>
+        </div>
+      )}
     </div>
   );
 };

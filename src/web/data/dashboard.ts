@@ -104,6 +104,10 @@ export const defaultDashboardSources: DashboardSources = {
         weeks: forecast.weeks.map((w) => ({
           ...w,
           ...(w.categories ? { categories: { accounts: w.categories.accounts } } : {}),
+          // The forecast's 80% prediction interval of closing, where its backtest supports one.
+          ...(w.closingLow !== undefined && w.closingHigh !== undefined
+            ? { band: { low: w.closingLow, high: w.closingHigh } }
+            : {}),
         })),
       };
     } catch (err) {
