@@ -80,6 +80,11 @@ describe.skipIf(!hasChromium)(`connect Xero in headless Chromium (${testDriver})
   });
 
   it("connects, picks the tenant, syncs, and the agent API answers with the fake's invoices", async () => {
+    const status = async () =>
+      (await (
+        await fetch(`${base}/api/agent/status`, { headers: { Authorization: `Bearer ${key}` } })
+      ).json()) as { lastSuccessfulSync: string | null };
+    expect((await status()).lastSuccessfulSync).toBeNull();
     await page.goto(`${base}/settings/login`);
     await page.fill("#email", email);
     await page.fill("#password", PASSWORD);
@@ -121,5 +126,8 @@ describe.skipIf(!hasChromium)(`connect Xero in headless Chromium (${testDriver})
       .sort();
     expect(inFake.length).toBeGreaterThan(0);
     expect(served).toEqual(inFake);
+    const synced = (await status()).lastSuccessfulSync;
+    expect(synced).not.toBeNull();
+    expect(Date.now() - Date.parse(synced ?? "")).toBeLessThan(120_000);
   }, 120_000);
 });

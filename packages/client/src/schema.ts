@@ -2815,6 +2815,11 @@ export interface components {
              * @enum {string}
              */
             environment: "dev" | "prod";
+            /**
+             * @description When the organisation's ledger (live connection, imported folder or demo) last synced successfully (ISO 8601); null if never. Present whether or not a `ledgerAlert` is. An addition to the spec's StatusResponse.
+             * @example 2026-03-01T06:00:00.000Z
+             */
+            lastSuccessfulSync: string | null;
             billingAlert?: components["schemas"]["BillingAlert"];
             ledgerAlert?: components["schemas"]["LedgerAlert"];
         };

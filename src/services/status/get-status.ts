@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client.ts";
-import { apiKeys } from "../../db/schema/index.ts";
+import { apiKeys, ledgerConnections } from "../../db/schema/index.ts";
 import type { ServiceContext } from "../context.ts";
 import { NotFoundError } from "../errors.ts";
 import type { MeterFigures } from "../metering/metering.ts";
@@ -24,6 +24,8 @@ export interface StatusBody {
   usage: MeterFigures["usage"];
   key: StatusKey;
   environment: "dev" | "prod";
+  /** When the organisation's ledger last synced successfully; null if never. */
+  lastSuccessfulSync: string | null;
 }
 
 /**
@@ -41,6 +43,10 @@ export async function getStatus(
     .from(apiKeys)
     .where(eq(apiKeys.id, actor.key.id));
   if (!row) throw new NotFoundError("key");
+  const [ledger] = await db
+    .select({ at: ledgerConnections.lastSuccessfulSyncAt })
+    .from(ledgerConnections)
+    .where(eq(ledgerConnections.orgId, input.ctx.org.id));
   return {
     subscription: input.figures.subscription,
     quota: input.figures.quota,
@@ -55,5 +61,6 @@ export async function getStatus(
       lastUsedAt: row.lastUsedAt ? row.lastUsedAt.toISOString() : null,
     },
     environment: input.environment,
+    lastSuccessfulSync: ledger?.at ? ledger.at.toISOString() : null,
   };
 }

@@ -107,6 +107,16 @@ export const StatusResponseSchema = withAlerts(
     }),
     key: StatusKeySchema,
     environment: z.enum(["dev", "prod"]).openapi({ example: "prod" }),
+    lastSuccessfulSync: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          "When the organisation's ledger (live connection, imported folder or demo) last synced " +
+          "successfully (ISO 8601); null if never. Present whether or not a `ledgerAlert` is. An " +
+          "addition to the spec's StatusResponse.",
+        example: "2026-03-01T06:00:00.000Z",
+      }),
   }),
 ).openapi("StatusResponse", {
   description: "Billing, quota, credit window and key context for session bootstrap.",
