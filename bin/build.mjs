@@ -12,7 +12,15 @@
 // server uses (@cashrunway/mcp, @cashrunway/client) are bundled from their sources, so they need
 // no build of their own. Every output file sits two folders below the repository, as the sources
 // do, so paths a module finds relative to itself (../../package.json, ../../drizzle) hold.
-import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -44,7 +52,8 @@ function newestSourceTime() {
       else if (isSource(entry.name)) see(path);
     }
   };
-  for (const folder of SOURCES) walk(join(ROOT, folder));
+  // A copy without sources (dist/ alone, deployed) has nothing newer to compare.
+  for (const folder of SOURCES) if (existsSync(join(ROOT, folder))) walk(join(ROOT, folder));
   return newest;
 }
 

@@ -132,6 +132,8 @@ svg .line.base { stroke: #9aa5b1; stroke-width: 1.6; stroke-dasharray: 5 4; }
 .fields { display: grid; grid-template-columns: repeat(auto-fit, minmax(200px, 1fr)); gap: 0 14px; }
 .fields input[type=text] { max-width: 100%; }
 details.edit { margin-top: 10px; }
+meter { width: 100%; height: 14px; margin: 6px 0; }
+.panel.ledger { padding: 10px 14px; }
 .placeholder { border: 2px dashed #c4ccd6; border-radius: 10px; padding: 18px; color: var(--muted);
   background: repeating-linear-gradient(45deg, #fbfcfd, #fbfcfd 10px, #f4f6f8 10px, #f4f6f8 20px); }
 .brief h3 { margin: 0 0 4px; font-size: 1rem; }

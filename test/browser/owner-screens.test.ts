@@ -1,8 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { eq } from "drizzle-orm";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { organisations, seats } from "../../src/db/schema/index.ts";
 import { money } from "../../src/domain/money.ts";
 import { runBrief } from "../../src/services/brief/run-brief.ts";
 import { seedDemo } from "../../src/services/demo/seed-demo.ts";
@@ -37,6 +39,7 @@ describe.skipIf(!hasChromium)(`owner's screens in headless Chromium (${testDrive
   let key = "";
   let work = "";
   let owner = { email: "", password: "" };
+  let orgId = "";
 
   const api = async <T>(path: string): Promise<T> => {
     const res = await fetch(`${base}/api/agent${path}`, {
@@ -56,6 +59,7 @@ describe.skipIf(!hasChromium)(`owner's screens in headless Chromium (${testDrive
       name: `Demo ${Math.random().toString(36).slice(2, 6)}`,
     });
     await runBrief(t.db, { orgId: demo.orgId, asOfDate: "2026-03-02", now: TEST_NOW });
+    orgId = demo.orgId;
     key = demo.key;
     const pw = await setDemoOwnerPassword(t.db, demo.ownerUserId, TEST_NOW);
     owner = { email: pw.email, password: pw.password };
@@ -212,6 +216,37 @@ describe.skipIf(!hasChromium)(`owner's screens in headless Chromium (${testDrive
     expect((await api<Summary>("/revenue/summary")).grossProfit.revenue).toBe(
       before.grossProfit.revenue,
     );
+  });
+
+  it("shows the ledger connection, the usage meter, and Free-plan members the Upgrade screen", async () => {
+    await page.goto(`${base}/`);
+    const ledger = (await page.locator("#ledger-connection").textContent()) ?? "";
+    expect(ledger).toMatch(/last successful sync \d{4}-\d{2}-\d{2}/);
+    expect(ledger).toContain("succeeded");
+
+    await page.goto(`${base}/settings/billing`);
+    const meter = page.locator("#seats meter").first();
+    await expect(meter.getAttribute("max")).resolves.toBe("250");
+    await expect(page.locator("#trial-days").textContent()).resolves.toMatch(/\d+ days left/);
+
+    const [org] = await t.db
+      .select({ billing: organisations.billingAccountId })
+      .from(organisations)
+      .where(eq(organisations.id, orgId));
+    const account = org?.billing ?? "";
+    await t.db.update(seats).set({ plan: "Free" }).where(eq(seats.billingAccountId, account));
+    try {
+      for (const path of ["/", "/settings/scenarios"]) {
+        await page.goto(`${base}${path}`);
+        await expect(page.locator("#upgrade").textContent()).resolves.toContain("Free");
+        expect(await page.locator("#forecast").count()).toBe(0);
+      }
+      // Settings stay open on Free.
+      await page.goto(`${base}/settings/keys`);
+      expect(await page.locator("#upgrade").count()).toBe(0);
+    } finally {
+      await t.db.update(seats).set({ plan: "Wallet" }).where(eq(seats.billingAccountId, account));
+    }
   });
 
   it("fits a 390 px phone on every page, without sideways scrolling", async () => {

@@ -2,7 +2,7 @@
  * Regenerates docs/screenshots/*.png: seeds the demo organisation into an in-memory database,
  * serves the real app on 127.0.0.1, and photographs each page in headless Chromium.
  *
- *   npx tsx test/e2e/take-screenshots.ts [outDir]
+ *   npx tsx --conditions=@cashrunway/source test/e2e/take-screenshots.ts [outDir]
  *
  * Not a test (vitest does not pick it up): run it by hand after changing the screen.
  */
@@ -17,7 +17,10 @@ import { ConfigSchema } from "../../src/config.ts";
 import { openPglite } from "../../src/db/client.ts";
 import { systemClock } from "../../src/domain/clock.ts";
 import { createLogger } from "../../src/logger.ts";
+import { runBrief } from "../../src/services/brief/run-brief.ts";
 import { seedDemo } from "../../src/services/demo/seed-demo.ts";
+import { recomputeForecasts } from "../../src/services/forecast/recompute-forecasts.ts";
+import { createCustomScenario } from "../../src/services/forecast/scenarios.ts";
 import { createApiKey } from "../../src/services/keys/create-api-key.ts";
 import { rotateApiKey } from "../../src/services/keys/rotate-api-key.ts";
 import { createOrganisation } from "../../src/services/orgs/create-organisation.ts";
@@ -38,6 +41,15 @@ const database = await openPglite();
 const now = systemClock.now();
 const demo = await seedDemo(database.db, { seed: "demo", now, folder: join(work, "ledger") });
 const owner = await setDemoOwnerPassword(database.db, demo.ownerUserId, now);
+// Today's brief and a custom scenario, so the dashboard and the scenarios page have both to show.
+await runBrief(database.db, { orgId: demo.orgId, asOfDate: now.toISOString().slice(0, 10), now });
+await createCustomScenario(database.db, {
+  orgId: demo.orgId,
+  name: "Slow payers",
+  assumptions: { paymentLagDays: 30 },
+  now,
+});
+await recomputeForecasts(database.db, { orgId: demo.orgId, now });
 
 // Some history to show: a sensitive key, a personal key, a rotated key, a partner.
 const sensitive = await createApiKey(
@@ -188,6 +200,14 @@ await page.goto(`${base}/settings/partners`);
 await shot(page, "partners");
 await page.goto(`${base}/settings/billing`);
 await shot(page, "billing");
+await page.goto(`${base}/settings/scenarios`);
+await shot(page, "scenarios");
+await page.goto(`${base}/settings/categories`);
+await shot(page, "categories");
+// The dashboard on a 390 px phone: no sideways scrolling.
+await page.setViewportSize({ width: 390, height: 844 });
+await page.goto(`${base}/`);
+await shot(page, "dashboard-phone");
 
 await context.close();
 await new Promise<void>((done) => server.close(() => done()));

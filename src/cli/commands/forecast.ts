@@ -169,6 +169,13 @@ export const forecastCommand = defineCommand({
             (r) =>
               `    ${r.direction === "in" ? "+" : "-"} ${r.amount.padStart(12)}  run rate of other ${r.kind}`,
           ),
+          ...(e.learned.purchaseOrderLags.length > 0
+            ? ["  learned: purchase orders paid after delivery"]
+            : []),
+          ...e.learned.purchaseOrderLags.map(
+            (l) =>
+              `    ${(l.contactId ?? "organisation").padEnd(38)} ${String(l.lagDays).padStart(4)} days  (${l.observations} paid orders delivered ${l.from} to ${l.to})`,
+          ),
         ]);
       });
       return;

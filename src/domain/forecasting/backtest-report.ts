@@ -26,9 +26,9 @@ export function backtestTable(r: BacktestResult): string[] {
     "flat MAE",
     "due MAE",
     "vs best",
-    "80% cover",
+    "80% cover/n",
   ];
-  const widths = [4, 3, 13, 12, 7, 12, 12, 12, 8, 9];
+  const widths = [4, 3, 13, 12, 7, 12, 12, 12, 8, 11];
   const row = (cells: string[]) => cells.map((c, i) => c.padStart(widths[i] ?? 8)).join(" ");
   const out = [row(head)];
   for (const h of r.horizons) {
@@ -47,7 +47,7 @@ export function backtestTable(r: BacktestResult): string[] {
         r.scores.flat[h - 1]?.mae ?? "—",
         r.scores.due_dates[h - 1]?.mae ?? "—",
         vs === null ? "—" : `${vs >= 0 ? "+" : ""}${(vs * 100).toFixed(0)}%`,
-        pct(r.intervalCoverage?.[h]),
+        `${pct(r.intervalCoverage?.[h])}/${r.intervalChecks?.[h] ?? 0}`,
       ]),
     );
   }

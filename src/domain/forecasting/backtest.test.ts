@@ -46,6 +46,7 @@ const po = (p: Partial<BookPurchaseOrder> & Pick<BookPurchaseOrder, "id">): Book
   accountId: null,
   updatedOn: "2026-01-02",
   billedOn: null,
+  billId: null,
   ...p,
 });
 

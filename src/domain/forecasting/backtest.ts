@@ -3,7 +3,7 @@ import { type Books, booksAsOf } from "./books.ts";
 import { type Cents, centsToDecimal, toCents } from "./cents.ts";
 import { buildForecastModel, computeForecast, WEEKS } from "./compute-forecast.ts";
 import { addDays, dateOf, dayNumber, mondayOnOrBefore } from "./dates.ts";
-import { leaveOneOutCoverage } from "./intervals.ts";
+import { sequentialCoverage } from "./intervals.ts";
 import type { ForecastInput, ForecastResult } from "./types.ts";
 
 /**
@@ -28,8 +28,11 @@ export interface BacktestData {
 /** The horizons scored: every week of the forecast. */
 export const HORIZONS: readonly number[] = Array.from({ length: WEEKS }, (_, i) => i + 1);
 
-/** Origins replayed by default: 39 weeks, so even the 13-week horizon is scored 27 times. */
-export const DEFAULT_ORIGINS = 39;
+/**
+ * Origins replayed by default: 52 weeks, so the 13-week horizon is scored 40 times and its
+ * interval, calibrated only on errors known at each origin, is checked on 16 of them.
+ */
+export const DEFAULT_ORIGINS = 52;
 
 /** What is compared: the served BASE forecast and two naive baselines. */
 export const BACKTEST_METHODS = ["BASE", "flat", "due_dates"] as const;
@@ -59,10 +62,12 @@ export interface BacktestResult {
   /** BASE's signed errors (forecast − actual) per horizon, in origin order: for intervals. */
   residuals: Record<number, string[]>;
   /**
-   * Per horizon: the share of weeks whose actual cash fell inside the 80% interval built from
-   * the other origins' residuals (leave-one-out); null with too few residuals.
+   * Per horizon: the share of weeks whose actual cash fell inside the 80% interval built, at
+   * that origin, from the errors already known then (earlier origins whose week h had ended);
+   * null with too few. `intervalChecks`: how many weeks were judged.
    */
   intervalCoverage: Record<number, number | null>;
+  intervalChecks: Record<number, number>;
 }
 
 /** An instant whose local date in `timezone` is `date` (noon UTC, moved if the zone is far off). */
@@ -208,11 +213,15 @@ export function runBacktest(data: BacktestData, opts: { origins: number }): Back
   const averageCash: Record<number, string> = {};
   const residuals: Record<number, string[]> = {};
   const intervalCoverage: Record<number, number | null> = {};
+  const intervalChecks: Record<number, number> = {};
   for (const h of HORIZONS) {
     averageCash[h] = centsToDecimal(Math.round(mean(actuals.get(h) ?? [])));
     const errs = signed.get(`BASE|${h}`) ?? [];
     residuals[h] = errs.map(centsToDecimal);
-    intervalCoverage[h] = leaveOneOutCoverage(errs);
+    // Residuals are in origin order; origin i's week h is known from origin i + h on.
+    const seq = sequentialCoverage(errs, h);
+    intervalCoverage[h] = seq.coverage;
+    intervalChecks[h] = seq.judged;
   }
   return {
     today: data.today,
@@ -222,5 +231,6 @@ export function runBacktest(data: BacktestData, opts: { origins: number }): Back
     scores,
     residuals,
     intervalCoverage,
+    intervalChecks,
   };
 }

@@ -6,6 +6,7 @@ import type {
   ForecastInput,
   OpenItem,
   OpenPurchaseOrder,
+  PurchaseOrderPayment,
   RecurringHistoryEntry,
   SalesHistoryEntry,
 } from "./types.ts";
@@ -73,6 +74,8 @@ export interface BookPurchaseOrder {
    * change if earlier); null while no bill covers it. From then on the bill is forecast instead.
    */
   billedOn: string | null;
+  /** The service id of the bill that covers it, when found (its payment teaches the lag). */
+  billId: string | null;
 }
 
 /** An operator's manual or pipeline item, known from the day it was entered. */
@@ -92,6 +95,11 @@ export interface BookCustomer {
 export interface Books {
   timezone: string;
   baseCurrency: string;
+  /**
+   * Accounts the owner took out of burn (Settings → Account categories): their history makes
+   * no recurring stream or run rate; open documents, which are owed, still count.
+   */
+  excludedFromBurn?: ReadonlySet<string>;
   documents: readonly BookDocument[];
   purchaseOrders: readonly BookPurchaseOrder[];
   manualItems: readonly BookManualItem[];
@@ -255,11 +263,27 @@ export function booksAsOf(
   salesHistory.sort((a, b) => byText(a.contactId, b.contactId) || byText(a.issueDate, b.issueDate));
 
   const purchaseOrders: OpenPurchaseOrder[] = [];
+  const purchaseOrderHistory: PurchaseOrderPayment[] = [];
+  const docById = new Map(books.documents.map((d) => [d.id, d]));
   for (const po of books.purchaseOrders) {
     const open = purchaseOrderAsOf(po, cutoff);
     if (open) purchaseOrders.push(open);
+    // Billed and the bill paid by then: how long after delivery this supplier was paid.
+    const delivered = po.deliveryDate ?? po.expectedArrivalDate;
+    const bill = po.billId === null ? undefined : docById.get(po.billId);
+    if (!bill || !po.contactId || !inWindow(delivered) || delivered === null) continue;
+    if (po.billedOn === null || po.billedOn > cutoff) continue;
+    const paidDate = documentAsOf(bill, cutoff)?.paidDate ?? null;
+    if (paidDate !== null && paidDate <= cutoff)
+      purchaseOrderHistory.push({ contactId: po.contactId, deliveryDate: delivered, paidDate });
   }
   purchaseOrders.sort((a, b) => byText(a.id, b.id));
+  purchaseOrderHistory.sort(
+    (a, b) =>
+      byText(a.contactId, b.contactId) ||
+      byText(a.deliveryDate, b.deliveryDate) ||
+      byText(a.paidDate, b.paidDate),
+  );
 
   const bankLines = books.bankLines
     .filter((b) => inWindow(b.date))
@@ -271,7 +295,10 @@ export function booksAsOf(
         byText(a.accountId ?? "", b.accountId ?? "") ||
         toCents(a.amount) - toCents(b.amount),
     );
-  const recurringHistory = [...bills, ...bankLines];
+  const excluded = books.excludedFromBurn;
+  const recurringHistory = [...bills, ...bankLines].filter(
+    (h) => !excluded || h.accountId === null || !excluded.has(h.accountId),
+  );
   const customers: CustomerInfo[] = books.customers
     .map((c) => ({
       contactId: c.contactId,
@@ -288,6 +315,7 @@ export function booksAsOf(
     startingCash,
     openItems,
     purchaseOrders,
+    purchaseOrderHistory,
     salesHistory,
     recurringHistory,
     customers,

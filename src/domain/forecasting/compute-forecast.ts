@@ -22,6 +22,12 @@ import { type CustomerModel, expectedOrdersByDay, fitCustomers, fitSuppliers } f
 import { detectRecurring, projectRecurring, type RecurringStream } from "./recurring.ts";
 import { fitRunRates, RUN_RATE_DAYS, type RunRate, seasonalFactor } from "./run-rates.ts";
 import { rulesFor, type ScenarioRules } from "./scenarios.ts";
+import {
+  describeLag,
+  fitPurchaseOrderTiming,
+  type PurchaseOrderTiming,
+  purchaseOrderLag,
+} from "./timing.ts";
 import type {
   Flow,
   ForecastInput,
@@ -76,6 +82,8 @@ export interface ForecastModel {
   season: number;
   /** When customers pay, from their paid invoices. */
   collection: CollectionModel;
+  /** How long after delivery each supplier's purchase orders are paid. */
+  purchaseOrderTiming: PurchaseOrderTiming;
 }
 
 /** Fits recurring streams and customer cadences as at `input.now`. */
@@ -144,6 +152,7 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
       fittedSuppliers: new Set(suppliers.map((c) => c.contactId)),
     }),
     collection: fitCollection(input.salesHistory),
+    purchaseOrderTiming: fitPurchaseOrderTiming(input.purchaseOrderHistory ?? []),
   };
 }
 
@@ -361,12 +370,15 @@ export function computeForecast(
     );
   }
 
-  // Purchase orders not billed and not matched to a bill: at their delivery or expected date.
+  // Purchase orders not billed and not matched to a bill: at their delivery or expected date,
+  // plus how long after delivery this supplier (else the organisation) has been paying orders.
   for (const po of input.purchaseOrders) {
     if (!PO_OPEN_STATUSES.has(po.status) || po.suppressedReason !== null) continue;
     const amount = baseCents(po.total, po.currency, base, po.currencyRate);
     if (amount <= 0) continue;
-    const day = dayNumber(po.deliveryDate ?? po.expectedArrivalDate ?? po.issueDate ?? today);
+    const delivered = dayNumber(po.deliveryDate ?? po.expectedArrivalDate ?? po.issueDate ?? today);
+    const lag = purchaseOrderLag(model.purchaseOrderTiming, po.contactId);
+    const day = delivered + (lag?.lagDays ?? 0);
     place(
       po.id,
       "PURCHASE_ORDER",
@@ -376,9 +388,10 @@ export function computeForecast(
       amount,
       null,
       false,
-      day < todayDay,
+      delivered < todayDay,
       po.accountId,
       po.contactId,
+      describeLag(lag),
     );
   }
 

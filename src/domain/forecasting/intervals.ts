@@ -38,21 +38,24 @@ export function errorBounds(
 }
 
 /**
- * Leave-one-out coverage of one horizon: the share of residuals that fall inside the bounds
- * computed from all the others (each week is judged by an interval that did not see it).
+ * Coverage as it would have been lived: errors in time order, each judged by the interval built
+ * from the errors known before it (`lag` earlier: at horizon h an origin's own week h ends h
+ * origins later). Returns how many were judged and the share inside.
  */
-export function leaveOneOutCoverage(residuals: readonly Cents[]): number | null {
+export function sequentialCoverage(
+  residuals: readonly Cents[],
+  lag: number,
+): { judged: number; coverage: number | null } {
   let judged = 0;
   let inside = 0;
   for (let i = 0; i < residuals.length; i++) {
-    const others = residuals.filter((_, j) => j !== i);
-    const b = errorBounds(others);
+    const b = errorBounds(residuals.slice(0, Math.max(0, i - lag + 1)));
     if (!b) continue;
     judged += 1;
     const e = residuals[i] as Cents;
     if (e >= b.lower && e <= b.upper) inside += 1;
   }
-  return judged === 0 ? null : inside / judged;
+  return { judged, coverage: judged === 0 ? null : inside / judged };
 }
 
 /** What `/forecast` says about the band. */

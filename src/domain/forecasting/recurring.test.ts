@@ -98,3 +98,45 @@ describe("calendar-aligned quarterly and yearly charges", () => {
     expect(occurrences.map((o) => o.cashDate)).toEqual(["2026-02-28", "2026-04-28", "2026-07-28"]);
   });
 });
+
+describe("recurring detection: two obligations on one contact and account", () => {
+  it("finds a tax office's monthly withholding and its quarterly return, and projects both", () => {
+    const history: RecurringHistoryEntry[] = [];
+    // PAYG withholding on the 21st of every month, about 3,000; the BAS on the 28th after each
+    // quarter, about 25,000; both paid to the tax office from one account.
+    for (let m = 0; m < 14; m++) {
+      const month = new Date(Date.UTC(2025, m, 21)).toISOString().slice(0, 10);
+      history.push(spend(month, String(3000 + (m % 3) * 40), "ATO"));
+    }
+    for (const d of ["2025-01-28", "2025-04-28", "2025-07-28", "2025-10-28", "2026-01-28"])
+      history.push(spend(d, "25000", "ATO"));
+    const streams = detectRecurring(history, "2026-03-01", "AUD");
+    expect(streams.map((s) => [s.cadence.name, Number(s.amount) / 100])).toEqual(
+      expect.arrayContaining([
+        ["monthly", 3040],
+        ["quarterly", 25000],
+      ]),
+    );
+    expect(streams).toHaveLength(2);
+    const { occurrences } = projectRecurring(streams, "2026-03-01", "2026-05-31", []);
+    expect(occurrences.map((o) => [o.cashDate, Number(o.stream.amount) / 100])).toEqual(
+      expect.arrayContaining([
+        ["2026-03-21", 3040],
+        ["2026-04-21", 3040],
+        ["2026-04-28", 25000],
+      ]),
+    );
+  });
+
+  it("leaves a contact with one irregular obligation alone", () => {
+    const history = [
+      "2025-01-03",
+      "2025-02-20",
+      "2025-03-02",
+      "2025-05-30",
+      "2025-06-04",
+      "2025-09-09",
+    ].map((d, i) => spend(d, String(100 + i * 7), "X"));
+    expect(detectRecurring(history, "2025-10-01", "AUD")).toEqual([]);
+  });
+});

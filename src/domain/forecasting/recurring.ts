@@ -149,7 +149,23 @@ export function detectRecurring(
   }
   const todayDay = dayNumber(today);
   const streams: RecurringStream[] = [];
+  // One contact and account may carry two obligations (a tax office's monthly withholding and
+  // quarterly return): a group that is not regular as a whole is split by amount at its widest
+  // gap (the larger part at least twice the smaller) and each part is judged on its own.
+  const candidates: [string, Group][] = [];
   for (const [key, g] of groups) {
+    const days = [...g.byDate.keys()].sort((a, b) => a - b);
+    const intervals = days.slice(1).map((d, i) => d - (days[i] ?? d));
+    if (days.length >= 6 && classifyIntervals(intervals) === null) {
+      const split = splitByAmount(g.byDate);
+      if (split) {
+        for (const [part, byDate] of split) candidates.push([`${key}|${part}`, { ...g, byDate }]);
+        continue;
+      }
+    }
+    candidates.push([key, g]);
+  }
+  for (const [key, g] of candidates) {
     const days = [...g.byDate.keys()].sort((a, b) => a - b);
     if (days.length < 2) continue;
     const intervals = days.slice(1).map((d, i) => d - (days[i] ?? d));
@@ -178,6 +194,34 @@ export function detectRecurring(
     });
   }
   return streams.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/**
+ * Splits occurrences into smaller and larger amounts at the widest ratio between neighbouring
+ * sorted amounts, when the larger part's smallest is at least twice the smaller part's largest
+ * and each part has 3 occurrences or more; null otherwise.
+ */
+function splitByAmount(byDate: ReadonlyMap<number, Cents>): [string, Map<number, Cents>][] | null {
+  const amounts = [...new Set(byDate.values())].filter((a) => a > 0).sort((a, b) => a - b);
+  let best = 0;
+  let at = -1;
+  for (let i = 1; i < amounts.length; i++) {
+    const ratio = (amounts[i] as number) / (amounts[i - 1] as number);
+    if (ratio > best) {
+      best = ratio;
+      at = i;
+    }
+  }
+  if (best < 2 || at < 0) return null;
+  const threshold = amounts[at] as number;
+  const low = new Map<number, Cents>();
+  const high = new Map<number, Cents>();
+  for (const [d, a] of byDate) (a >= threshold ? high : low).set(d, a);
+  if (low.size < 3 || high.size < 3) return null;
+  return [
+    ["amount:low", low],
+    ["amount:high", high],
+  ];
 }
 
 /**

@@ -65,6 +65,14 @@ export interface OpenPurchaseOrder {
   suppressedReason: string | null;
 }
 
+/** A past purchase order whose bill was paid: how long after delivery the supplier was paid. */
+export interface PurchaseOrderPayment {
+  contactId: string;
+  deliveryDate: string;
+  /** When its bill was fully paid. */
+  paidDate: string;
+}
+
 /** A past sales invoice (any status but DRAFT, DELETED, VOIDED): the customer's order history. */
 export interface SalesHistoryEntry {
   contactId: string;
@@ -154,6 +162,8 @@ export interface ForecastInput {
   startingCash: string;
   openItems: readonly OpenItem[];
   purchaseOrders: readonly OpenPurchaseOrder[];
+  /** Past orders and when their bills were paid (learned lag); absent = paid at delivery. */
+  purchaseOrderHistory?: readonly PurchaseOrderPayment[];
   salesHistory: readonly SalesHistoryEntry[];
   recurringHistory: readonly RecurringHistoryEntry[];
   customers: readonly CustomerInfo[];

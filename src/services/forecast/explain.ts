@@ -19,6 +19,8 @@ export interface WeekExplanation {
   }[];
   /** Run rates behind the week's predicted lines. */
   runRates: { kind: string; direction: "in" | "out"; amount: string }[];
+  /** Timing learned from the organisation's history, with its evidence. */
+  learned: NonNullable<ForecastDetail["learned"]>;
 }
 
 /**
@@ -74,5 +76,6 @@ export async function explainForecastWeek(
     runRates: (detail?.runRates ?? [])
       .map((r) => ({ kind: r.kind, direction: r.direction, amount: r.amounts[index] ?? "0" }))
       .filter((r) => r.amount !== "0"),
+    learned: detail?.learned ?? { purchaseOrderLags: [] },
   };
 }

@@ -253,6 +253,8 @@ export async function loadBooks(
   return {
     timezone: tz,
     baseCurrency: org.baseCurrency,
+    // Accounts the owner took out of burn (Settings → Account categories): read as they are now.
+    excludedFromBurn: await accountsExcludedFromBurn(db, orgId),
     documents,
     purchaseOrders,
     manualItems,
@@ -322,6 +324,7 @@ async function loadPurchaseOrders(
   };
   return list.map((po) => {
     let billedOn: string | null = null;
+    let billId: string | null = null;
     if (po.suppressedReason !== null || po.status === "BILLED") {
       const bills = billsOf.get(po.contactId ?? "") ?? [];
       const refs = [norm(po.number), norm(po.reference)].filter((r) => r !== null);
@@ -340,7 +343,10 @@ async function loadPurchaseOrders(
       }
       for (const b of match) {
         const on = knownOn(b.doc);
-        if (on !== null && (billedOn === null || on < billedOn)) billedOn = on;
+        if (on !== null && (billedOn === null || on < billedOn)) {
+          billedOn = on;
+          billId = b.doc.id;
+        }
       }
       // Billed, but its bill is not found: billed when last changed.
       billedOn ??= localDay(po.updatedAt, org.timezone) ?? "0000-01-01";
@@ -358,6 +364,7 @@ async function loadPurchaseOrders(
       accountId: account(po.accountCode),
       updatedOn: localDay(po.updatedAt, org.timezone),
       billedOn,
+      billId,
     };
   });
 }
@@ -381,13 +388,5 @@ export async function loadForecastInput(
   const today = localDate(now, org.timezone);
   const { cash, included } = await loadCash(db, org, now);
   const books = await loadBooks(db, org, { cutoff: today, includedBankAccounts: included });
-  const input = booksAsOf(books, today, cash.effectiveStartingCash, now);
-  // Accounts the owner took out of burn (Settings → Account categories) produce no recurring
-  // run rate; open documents, which are owed, still count.
-  const excluded = await accountsExcludedFromBurn(db, org.id);
-  if (excluded.size === 0) return { input, cash };
-  const recurringHistory = input.recurringHistory.filter(
-    (h) => h.accountId === null || !excluded.has(h.accountId),
-  );
-  return { input: { ...input, recurringHistory }, cash };
+  return { input: booksAsOf(books, today, cash.effectiveStartingCash, now), cash };
 }

@@ -9,6 +9,7 @@ import {
   closingBands,
   INTERVAL_LEVEL,
 } from "../../domain/forecasting/intervals.ts";
+import type { LearnedLag } from "../../domain/forecasting/timing.ts";
 import type { ForecastResult, ForecastWeek } from "../../domain/forecasting/types.ts";
 import { randomToken } from "../../domain/ids.ts";
 import { localDate } from "../../domain/timezones.ts";
@@ -45,6 +46,8 @@ export interface ForecastDetail {
     override: string | null;
     source: "manual" | "ledger_reconciled";
   };
+  /** Timing learned from the organisation's history, with its evidence (absent on older snapshots). */
+  learned?: { purchaseOrderLags: LearnedLag[] };
   recurring: {
     id: string;
     kind: string;
@@ -147,6 +150,14 @@ export async function recomputeForecasts(
         adjustment: cash.adjustment,
         override: cash.override?.amount ?? null,
         source: cash.source,
+      },
+      learned: {
+        purchaseOrderLags: [
+          ...(model.purchaseOrderTiming.organisation
+            ? [model.purchaseOrderTiming.organisation]
+            : []),
+          ...model.purchaseOrderTiming.bySupplier.values(),
+        ],
       },
       recurring: model.streams.map((s) => ({
         id: s.id,

@@ -190,7 +190,7 @@ export const CashChart: FC<{
         </span>
         {banded ? (
           <span>
-            <span class="swatch band"></span>Prediction band
+            <span class="swatch band"></span>80% prediction band
           </span>
         ) : null}
         <span>

@@ -1,4 +1,4 @@
-import { asc, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client.ts";
 import {
   billingAccounts,
@@ -106,4 +106,28 @@ export async function usageInCurrentWindow(
     bySeat.set(seat.userId, creditUsage(state, input.now, windowMs));
   }
   return { windowMs, bySeat };
+}
+
+/**
+ * The plan that decides what a signed-in person may open in an organisation: their seat's plan
+ * on the organisation's billing account, else the account's plan; null when the organisation has
+ * no billing account (nothing is billed, nothing is gated).
+ */
+export async function viewerPlan(
+  db: DbOrTx,
+  input: { billingAccountId: string | null; userId: string },
+): Promise<Plan | null> {
+  if (!input.billingAccountId) return null;
+  const [seat] = await db
+    .select({ plan: seats.plan })
+    .from(seats)
+    .where(and(eq(seats.billingAccountId, input.billingAccountId), eq(seats.userId, input.userId)))
+    .limit(1);
+  if (seat) return seat.plan;
+  const [account] = await db
+    .select({ plan: billingAccounts.plan })
+    .from(billingAccounts)
+    .where(eq(billingAccounts.id, input.billingAccountId))
+    .limit(1);
+  return account?.plan ?? null;
 }

@@ -108,42 +108,42 @@ export const BillingPage: FC<{
           <code>usage</code> for that seat's keys. Top-up credits are spent only once the window is
           full.
         </p>
-        <div class="table-wrap">
-          <table id="seats">
-            <thead>
-              <tr>
-                <th>Seat</th>
-                <th>Plan</th>
-                <th class="num">Used</th>
-                <th class="num">Allowance</th>
-                <th class="num">Top-up credits</th>
-                <th class="num">Remaining</th>
-                <th>Next credit</th>
-              </tr>
-            </thead>
-            <tbody>
-              {billing.seats.map((s) => {
-                const u = usage?.bySeat.get(s.userId);
-                return (
-                  <tr>
-                    <td>{s.email}</td>
-                    <td>{s.plan}</td>
-                    <td class="num">{u ? u.used : "—"}</td>
-                    <td class="num">{u ? u.limit : CREDIT_ALLOWANCE[s.plan]}</td>
-                    <td class="num">{u ? u.topUpCredits : "—"}</td>
-                    <td class="num">{u ? u.remaining : "—"}</td>
-                    <td>
-                      {!u
-                        ? "—"
-                        : u.nextCreditInMinutes === 0
-                          ? "now"
-                          : `in ${u.nextCreditInMinutes} min`}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
+        <div class="grid" id="seats">
+          {billing.seats.map((s) => {
+            const u = usage?.bySeat.get(s.userId);
+            const limit = u ? u.limit : CREDIT_ALLOWANCE[s.plan];
+            const used = u ? u.used : 0;
+            return (
+              <div class="panel stat seat" data-seat={s.email}>
+                <div class="label">
+                  {s.email} · {s.plan}
+                </div>
+                <div class="value">
+                  {used} <span class="muted">of {limit} queries</span>
+                </div>
+                <meter
+                  min={0}
+                  max={limit}
+                  low={Math.floor(limit * 0.7)}
+                  high={Math.floor(limit * 0.9)}
+                  optimum={0}
+                  value={Math.min(used, limit)}
+                  aria-label={`${s.email}: ${used} of ${limit} queries used in this window`}
+                ></meter>
+                <div class="muted small">
+                  {u ? `${u.remaining} left` : "—"}
+                  {u && u.topUpCredits > 0 ? ` · ${u.topUpCredits} top-up credits` : ""}
+                  {!u
+                    ? ""
+                    : used === 0
+                      ? " · nothing used in the last 5 hours"
+                      : u.nextCreditInMinutes === 0
+                        ? " · a credit frees now"
+                        : ` · next credit frees in ${u.nextCreditInMinutes} min; all by ${formatInstant(u.windowResetAt, org.timezone)}`}
+                </div>
+              </div>
+            );
+          })}
         </div>
         <h2>Payment method and invoices</h2>
         <div class="placeholder" id="payment-placeholder">

@@ -2,9 +2,11 @@ import type { FC } from "hono/jsx";
 import { slugify } from "../../domain/brief/text.ts";
 import type { BriefRef } from "../../domain/brief/types.ts";
 import { AGEING_BUCKETS, type ReceivablesAgeing } from "../../services/receivables/ageing.ts";
+import type { LedgerPanel } from "../../services/status/ledger-panel.ts";
 import type { SummaryTopContact } from "../../services/summaries/ledger-summary.ts";
 import { CashChart, Sparkline, shortDate } from "../components/cash-chart.tsx";
 import { CsrfField, Layout, Notice } from "../components/layout.tsx";
+import { LedgerConnectionPanel } from "../components/ledger-panel.tsx";
 import type { ForecastSeries, ForecastWeekInput } from "../dashboard/forecast-series.ts";
 import { type Block, type Inline, parseMarkdown } from "../dashboard/markdown.ts";
 import type { BurnRunway, RunwayWeeks } from "../dashboard/runway.ts";
@@ -53,6 +55,7 @@ export interface DashboardModel {
   topCustomers: SummaryTopContact[];
   topSuppliers: SummaryTopContact[];
   brief: DailyBriefView | null;
+  ledger: LedgerPanel;
   notice?: string | undefined;
 }
 
@@ -482,6 +485,7 @@ export const DashboardPage: FC<{ m: DashboardModel }> = ({ m }) => {
     <Layout title="Dashboard" view={m.view} active="dashboard">
       <h1>{org.name}</h1>
       {m.notice ? <Notice kind="ok">{m.notice}</Notice> : null}
+      <LedgerConnectionPanel panel={m.ledger} timezone={org.timezone} />
       <h2>Cash today</h2>
       {m.cash.length === 0 ? (
         <div class="empty" id="cash-empty">

@@ -5,9 +5,11 @@ import { setRunwayThreshold } from "../../services/runway/threshold.ts";
 import { can } from "../../services/web-auth/roles.ts";
 import { type ForecastInput, forecastSeries } from "../dashboard/forecast-series.ts";
 import { burnRunway, periodChange, runwayWeeks } from "../dashboard/runway.ts";
+import { viewerPlan } from "../data/billing.ts";
 import { cashToday, dashboardExtras } from "../data/dashboard.ts";
 import type { WebDeps } from "../deps.ts";
 import { DashboardPage, type ForecastView, type KpiTile, NoOrgPage } from "../pages/dashboard.tsx";
+import { UpgradePage } from "../pages/upgrade.tsx";
 import { renderPage } from "../render.ts";
 import { readForm, requireRight, requireView, verifyOrgForm, WebError } from "../request.ts";
 
@@ -51,6 +53,13 @@ export function registerDashboardRoutes(web: Hono<AppEnv>, deps: WebDeps): void 
     const view = await requireView(c, db, now);
     if (!view.org) return renderPage(c, <NoOrgPage view={view} />);
     const org = requireRight(view, "dashboard.view");
+    const plan = await viewerPlan(db, {
+      billingAccountId: org.billingAccountId,
+      userId: view.session.userId,
+    });
+    if (plan === "Free") {
+      return renderPage(c, <UpgradePage view={view} active="dashboard" page="the dashboard" />);
+    }
     const wanted = c.req.query("scenario")?.slice(0, 100) || undefined;
     const [cash, base, chosen, brief, extras] = await Promise.all([
       cashToday(db, org.id),
@@ -88,6 +97,7 @@ export function registerDashboardRoutes(web: Hono<AppEnv>, deps: WebDeps): void 
           topCustomers: extras.topCustomers,
           topSuppliers: extras.topSuppliers,
           brief,
+          ledger: extras.ledger,
           notice:
             c.req.query("notice") === "threshold"
               ? `Runway threshold set to ${extras.threshold} ${org.baseCurrency}.`

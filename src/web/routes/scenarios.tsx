@@ -12,9 +12,11 @@ import {
 } from "../../services/forecast/scenarios.ts";
 import { systemContext } from "../../services/system-context.ts";
 import { can } from "../../services/web-auth/roles.ts";
+import { viewerPlan } from "../data/billing.ts";
 import { assumptionsFromForm } from "../data/scenario-form.ts";
 import type { WebDeps } from "../deps.ts";
 import { type ScenarioRow, ScenariosPage } from "../pages/scenarios.tsx";
+import { UpgradePage } from "../pages/upgrade.tsx";
 import { renderPage } from "../render.ts";
 import {
   readForm,
@@ -93,6 +95,14 @@ export function registerScenarioRoutes(web: Hono<AppEnv>, deps: WebDeps): void {
 
   web.get("/settings/scenarios", async (c) => {
     const view = await requireView(c, db, clock.now());
+    const org = requireRight(view, "dashboard.view");
+    const plan = await viewerPlan(db, {
+      billingAccountId: org.billingAccountId,
+      userId: view.session.userId,
+    });
+    if (plan === "Free") {
+      return renderPage(c, <UpgradePage view={view} active="scenarios" page="scenarios" />);
+    }
     return render(c, view, { notice: NOTICES[c.req.query("notice") ?? ""] });
   });
 

@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import { instantOn } from "./backtest.ts";
+import { type BookDocument, type BookPurchaseOrder, type Books, booksAsOf } from "./books.ts";
+import { computeForecast } from "./compute-forecast.ts";
+import { addDays } from "./dates.ts";
+
+const TZ = "Australia/Sydney";
+const TODAY = "2026-03-11";
+
+const order = (id: string, contactId: string, delivery: string, billId: string | null) =>
+  ({
+    id,
+    status: billId ? "BILLED" : "AUTHORISED",
+    total: "1000",
+    currency: "AUD",
+    currencyRate: null,
+    issueDate: addDays(delivery, -10),
+    deliveryDate: delivery,
+    expectedArrivalDate: null,
+    contactId,
+    accountId: null,
+    updatedOn: billId ? delivery : addDays(delivery, -10),
+    billedOn: billId ? delivery : null,
+    billId,
+  }) satisfies BookPurchaseOrder;
+
+const paidBill = (id: string, contactId: string, issue: string, paid: string): BookDocument => ({
+  id,
+  type: "ACCPAY",
+  status: "PAID",
+  contactId,
+  contactName: "Bean Traders",
+  accountId: null,
+  issueDate: issue,
+  dueDate: addDays(issue, 30),
+  expectedDate: addDays(issue, 30),
+  total: "1000",
+  amountDue: "0",
+  currency: "AUD",
+  currencyRate: null,
+  paidDate: paid,
+  updatedOn: paid,
+  payments: [{ date: paid, amount: "1000" }],
+  credits: [],
+});
+
+/** A wholesaler's supplier S: five past orders, each paid 27–31 days (median 29) after delivery. */
+function wholesaler(extraOrders: BookPurchaseOrder[] = []): Books {
+  const lags = [29, 27, 31, 29, 30];
+  const documents: BookDocument[] = [];
+  const purchaseOrders: BookPurchaseOrder[] = [];
+  lags.forEach((lag, i) => {
+    const delivery = addDays("2025-09-01", i * 30);
+    documents.push(paidBill(`bill-${i}`, "S", delivery, addDays(delivery, lag)));
+    purchaseOrders.push(order(`po-${i}`, "S", delivery, `bill-${i}`));
+  });
+  return {
+    timezone: TZ,
+    baseCurrency: "AUD",
+    documents,
+    purchaseOrders: [...purchaseOrders, ...extraOrders],
+    manualItems: [],
+    bankLines: [],
+    customers: [],
+    accounts: [],
+  };
+}
+
+const scenario = { id: "b", name: "Base", kind: "BASE" as const, assumptions: {} };
+const forecast = (books: Books, cutoff = TODAY) =>
+  computeForecast({ ...booksAsOf(books, cutoff, "100000", instantOn(cutoff, TZ)), scenario });
+
+describe("learned timing: purchase orders", () => {
+  it("pays an open order 29 days after delivery when that is how this supplier has been paid", () => {
+    const f = forecast(wholesaler([order("po-open", "S", "2026-03-16", null)]));
+    const line = f.lines.find((l) => l.itemId === "po-open");
+    expect(line?.date).toBe("2026-04-14");
+    expect(line?.note).toBe(
+      "paid 29 days after delivery (this supplier's median of 5 paid orders delivered 2025-09-01 to 2025-12-30)",
+    );
+  });
+
+  it("falls back to the organisation's lag for a new supplier, and to delivery without history", () => {
+    const f = forecast(wholesaler([order("po-new", "T", "2026-03-16", null)]));
+    expect(f.lines.find((l) => l.itemId === "po-new")).toMatchObject({
+      date: "2026-04-14",
+      note: expect.stringContaining("the organisation's median of 5"),
+    });
+    const bare: Books = {
+      ...wholesaler(),
+      documents: [],
+      purchaseOrders: [order("po", "T", "2026-03-16", null)],
+    };
+    expect(forecast(bare).lines.find((l) => l.itemId === "po")).toMatchObject({
+      date: "2026-03-16",
+      note: "paid at delivery (no paid orders to learn from)",
+    });
+  });
+
+  it("learns only from bills paid by the cutoff", () => {
+    // On 2025-12-01 only the first three orders' bills were paid (Sep, Oct, Nov deliveries).
+    const f = forecast(wholesaler([order("po-open", "S", "2025-12-05", null)]), "2025-12-01");
+    expect(f.lines.find((l) => l.itemId === "po-open")?.note).toContain("median of 3 paid orders");
+  });
+});
