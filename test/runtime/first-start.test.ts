@@ -7,10 +7,18 @@ import { afterAll, describe, expect, it } from "vitest";
 const bin = join(import.meta.dirname, "../../bin/cashrunway.mjs");
 const started: ChildProcess[] = [];
 
+/**
+ * The environment without DATABASE_URL: `npm start` on a bare machine uses the embedded database,
+ * also when this suite runs against PostgreSQL.
+ */
+const embedded = Object.fromEntries(
+  Object.entries(process.env).filter(([name]) => name !== "DATABASE_URL"),
+);
+
 /** `cashrunway serve` (what `npm start` runs) on DATA_DIR, until `until` shows on stdout. */
 function serve(env: Record<string, string>, until: RegExp) {
   const child = spawn(process.execPath, [bin, "serve"], {
-    env: { ...process.env, PORT: "0", CASHRUNWAY_JOBS: "off", ...env },
+    env: { ...embedded, PORT: "0", CASHRUNWAY_JOBS: "off", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   started.push(child);
