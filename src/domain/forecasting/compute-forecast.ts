@@ -368,7 +368,8 @@ export function computeForecast(
       else counts.set(w, { n: 1, day });
     }
     const whose = spread.own ? "the customer's" : "the organisation's";
-    if (beyond + spread.unpaid > 0)
+    if (counts.size === 0) excluded.push({ itemId: item.id, reason: "beyond the 13-week horizon" });
+    else if (beyond + spread.unpaid > 0)
       excluded.push({
         itemId: item.id,
         reason: `${beyond + spread.unpaid} of ${shares} of ${whose} past invoices this late were paid after the 13-week horizon or not at all`,
