@@ -35,7 +35,7 @@ export interface paths {
          *
          *     Call it when connecting: it returns the key kind and the reachable organisations. A key reaching more than one organisation addresses each through `/api/agent/orgs/{orgId}/…` routes. Reach is evaluated on every request, so a new or removed membership or partner link applies at once.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listOrgs"];
         put?: never;
@@ -61,7 +61,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/bank-accounts`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listBankAccounts"];
         put?: never;
@@ -87,7 +87,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/bank-accounts`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listBankAccountsForOrg"];
         put?: never;
@@ -117,7 +117,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/invoices`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listInvoices"];
         put?: never;
@@ -147,7 +147,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/invoices`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listInvoicesForOrg"];
         put?: never;
@@ -177,7 +177,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/bills`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listBills"];
         put?: never;
@@ -207,7 +207,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/bills`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listBillsForOrg"];
         put?: never;
@@ -237,7 +237,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/credit-notes`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listCreditNotes"];
         put?: never;
@@ -267,7 +267,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/credit-notes`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listCreditNotesForOrg"];
         put?: never;
@@ -293,7 +293,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/credit-notes/{id}`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getCreditNote"];
         put?: never;
@@ -319,7 +319,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/credit-notes/{id}`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getCreditNoteForOrg"];
         put?: never;
@@ -349,7 +349,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/purchase-orders`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listPurchaseOrders"];
         put?: never;
@@ -379,7 +379,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/purchase-orders`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listPurchaseOrdersForOrg"];
         put?: never;
@@ -405,7 +405,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/purchase-orders/{id}`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getPurchaseOrder"];
         put?: never;
@@ -431,7 +431,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/purchase-orders/{id}`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getPurchaseOrderForOrg"];
         put?: never;
@@ -461,7 +461,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/contacts`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listContacts"];
         put?: never;
@@ -491,7 +491,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/contacts`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listContactsForOrg"];
         put?: never;
@@ -517,7 +517,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/cash-position`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getCashPosition"];
         put?: never;
@@ -543,7 +543,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/cash-position`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getCashPositionForOrg"];
         put?: never;
@@ -569,7 +569,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/forecast`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getForecast"];
         put?: never;
@@ -595,7 +595,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/forecast`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getForecastForOrg"];
         put?: never;
@@ -621,7 +621,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/account-balances`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getAccountBalances"];
         put?: never;
@@ -647,7 +647,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/account-balances`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getAccountBalancesForOrg"];
         put?: never;
@@ -673,7 +673,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/revenue/summary`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getRevenueSummary"];
         put?: never;
@@ -699,7 +699,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/revenue/summary`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getRevenueSummaryForOrg"];
         put?: never;
@@ -725,7 +725,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/expenses/summary`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getExpensesSummary"];
         put?: never;
@@ -751,7 +751,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/expenses/summary`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getExpensesSummaryForOrg"];
         put?: never;
@@ -777,7 +777,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/contacts/summary`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getContactsSummary"];
         put?: never;
@@ -803,7 +803,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/contacts/summary`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getContactsSummaryForOrg"];
         put?: never;
@@ -829,7 +829,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/cohorts/retention`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getCohortRetention"];
         put?: never;
@@ -855,7 +855,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/cohorts/retention`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getCohortRetentionForOrg"];
         put?: never;
@@ -881,7 +881,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/cohorts/summary`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getCohortSummary"];
         put?: never;
@@ -907,7 +907,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/cohorts/summary`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getCohortSummaryForOrg"];
         put?: never;
@@ -933,7 +933,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/daily-summary`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getDailySummary"];
         put?: never;
@@ -959,7 +959,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/daily-summary`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getDailySummaryForOrg"];
         put?: never;
@@ -985,7 +985,7 @@ export interface paths {
          *
          *     The organisation is the `{orgId}` path segment; it must be within the key's reach.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getDailyBriefForOrg"];
         put?: never;
@@ -1063,7 +1063,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/contacts/{id}`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getContact"];
         put?: never;
@@ -1089,7 +1089,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/contacts/{id}`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getContactForOrg"];
         put?: never;
@@ -2820,6 +2820,7 @@ export interface components {
              * @example 2026-03-01T06:00:00.000Z
              */
             lastSuccessfulSync: string | null;
+            burstLimit: components["schemas"]["BurstLimit"];
             billingAlert?: components["schemas"]["BillingAlert"];
             ledgerAlert?: components["schemas"]["LedgerAlert"];
         };
@@ -2945,6 +2946,19 @@ export interface components {
              * @example 2026-03-02T03:00:00.000Z
              */
             lastUsedAt: string | null;
+        };
+        /** @description The burst cap this deployment applies: the spec's 60 per minute unless the operator set `BURST_LIMIT_PER_MINUTE` (the `burst` policy of `RateLimit-Policy` carries the same figures). An addition to the spec's StatusResponse. */
+        BurstLimit: {
+            /**
+             * @description Requests admitted per key per endpoint in any sliding window.
+             * @example 60
+             */
+            limit: number;
+            /**
+             * @description The window, in seconds.
+             * @example 60
+             */
+            windowSeconds: number;
         };
         ContactDrillResponse: {
             contact: components["schemas"]["ContactDrill"];
@@ -3178,15 +3192,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OrgsResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
@@ -3211,7 +3260,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -3267,15 +3316,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BankAccountsResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -3309,7 +3393,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -3368,15 +3452,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BankAccountsResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
@@ -3401,7 +3520,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -3476,15 +3595,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["InvoicesResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. `invalid_cursor`: `cursor` is not a nextCursor of this list: malformed, changed, issued for another organisation or list, or for other filters (repeat the filters unchanged while paging). */
             400: {
@@ -3518,7 +3672,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -3596,15 +3750,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["InvoicesResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `invalid_cursor`: `cursor` is not a nextCursor of this list: malformed, changed, issued for another organisation or list, or for other filters (repeat the filters unchanged while paging). */
             400: {
@@ -3638,7 +3827,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -3713,15 +3902,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BillsResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. `invalid_cursor`: `cursor` is not a nextCursor of this list: malformed, changed, issued for another organisation or list, or for other filters (repeat the filters unchanged while paging). */
             400: {
@@ -3755,7 +3979,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -3833,15 +4057,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BillsResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `invalid_cursor`: `cursor` is not a nextCursor of this list: malformed, changed, issued for another organisation or list, or for other filters (repeat the filters unchanged while paging). */
             400: {
@@ -3875,7 +4134,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -3948,15 +4207,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CreditNotesResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. `invalid_cursor`: `cursor` is not a nextCursor of this list: malformed, changed, issued for another organisation or list, or for other filters (repeat the filters unchanged while paging). */
             400: {
@@ -3990,7 +4284,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -4066,15 +4360,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CreditNotesResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `invalid_cursor`: `cursor` is not a nextCursor of this list: malformed, changed, issued for another organisation or list, or for other filters (repeat the filters unchanged while paging). */
             400: {
@@ -4108,7 +4437,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -4167,15 +4496,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CreditNoteDrillResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -4218,7 +4582,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -4279,15 +4643,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CreditNoteDrillResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. */
             400: {
@@ -4330,7 +4729,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -4403,15 +4802,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PurchaseOrdersResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. `invalid_cursor`: `cursor` is not a nextCursor of this list: malformed, changed, issued for another organisation or list, or for other filters (repeat the filters unchanged while paging). */
             400: {
@@ -4445,7 +4879,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -4521,15 +4955,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PurchaseOrdersResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `invalid_cursor`: `cursor` is not a nextCursor of this list: malformed, changed, issued for another organisation or list, or for other filters (repeat the filters unchanged while paging). */
             400: {
@@ -4563,7 +5032,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -4622,15 +5091,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PurchaseOrderDrillResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -4673,7 +5177,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -4734,15 +5238,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PurchaseOrderDrillResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. */
             400: {
@@ -4785,7 +5324,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -4854,15 +5393,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ContactsListResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. `invalid_cursor`: `cursor` is not a nextCursor of this list: malformed, changed, issued for another organisation or list, or for other filters (repeat the filters unchanged while paging). */
             400: {
@@ -4896,7 +5470,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -4968,15 +5542,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ContactsListResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `invalid_cursor`: `cursor` is not a nextCursor of this list: malformed, changed, issued for another organisation or list, or for other filters (repeat the filters unchanged while paging). */
             400: {
@@ -5010,7 +5619,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -5066,15 +5675,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CashPositionResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -5108,7 +5752,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -5167,15 +5811,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CashPositionResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
@@ -5200,7 +5879,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -5259,15 +5938,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ForecastResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -5310,7 +6024,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -5372,15 +6086,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ForecastResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. */
             400: {
@@ -5423,7 +6172,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -5484,15 +6233,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AccountBalancesResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -5526,7 +6310,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -5590,15 +6374,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AccountBalancesResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. */
             400: {
@@ -5632,7 +6451,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -5695,15 +6514,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RevenueSummaryResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -5737,7 +6591,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -5803,15 +6657,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RevenueSummaryResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. */
             400: {
@@ -5845,7 +6734,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -5908,15 +6797,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ExpensesSummaryResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -5950,7 +6874,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -6016,15 +6940,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ExpensesSummaryResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. */
             400: {
@@ -6058,7 +7017,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -6117,15 +7076,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ContactsSummaryResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -6159,7 +7153,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -6221,15 +7215,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ContactsSummaryResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. */
             400: {
@@ -6263,7 +7292,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -6326,15 +7355,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CohortRetentionResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -6368,7 +7432,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -6434,15 +7498,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CohortRetentionResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. */
             400: {
@@ -6476,7 +7575,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -6532,15 +7631,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CohortSummaryResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -6574,7 +7708,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -6633,15 +7767,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CohortSummaryResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
@@ -6666,7 +7835,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -6722,15 +7891,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DailySummaryResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -6764,7 +7968,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -6823,15 +8027,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DailySummaryResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
@@ -6856,7 +8095,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -6915,15 +8154,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DailyBriefResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
@@ -6957,7 +8231,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -7013,15 +8287,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["StatusResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -7055,7 +8364,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -7114,15 +8423,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["StatusResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
@@ -7147,7 +8491,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -7206,15 +8550,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ContactDrillResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -7257,7 +8636,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -7318,15 +8697,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ContactDrillResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. */
             400: {
@@ -7369,7 +8783,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
