@@ -35,7 +35,7 @@ export interface paths {
          *
          *     Call it when connecting: it returns the key kind and the reachable organisations. A key reaching more than one organisation addresses each through `/api/agent/orgs/{orgId}/…` routes. Reach is evaluated on every request, so a new or removed membership or partner link applies at once.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listOrgs"];
         put?: never;
@@ -61,7 +61,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/bank-accounts`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listBankAccounts"];
         put?: never;
@@ -87,7 +87,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/bank-accounts`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listBankAccountsForOrg"];
         put?: never;
@@ -117,7 +117,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/invoices`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listInvoices"];
         put?: never;
@@ -147,7 +147,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/invoices`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listInvoicesForOrg"];
         put?: never;
@@ -177,7 +177,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/bills`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listBills"];
         put?: never;
@@ -207,7 +207,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/bills`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listBillsForOrg"];
         put?: never;
@@ -237,7 +237,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/credit-notes`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listCreditNotes"];
         put?: never;
@@ -267,7 +267,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/credit-notes`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listCreditNotesForOrg"];
         put?: never;
@@ -293,7 +293,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/credit-notes/{id}`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getCreditNote"];
         put?: never;
@@ -319,7 +319,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/credit-notes/{id}`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getCreditNoteForOrg"];
         put?: never;
@@ -349,7 +349,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/purchase-orders`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listPurchaseOrders"];
         put?: never;
@@ -379,7 +379,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/purchase-orders`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listPurchaseOrdersForOrg"];
         put?: never;
@@ -405,7 +405,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/purchase-orders/{id}`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getPurchaseOrder"];
         put?: never;
@@ -431,7 +431,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/purchase-orders/{id}`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getPurchaseOrderForOrg"];
         put?: never;
@@ -461,7 +461,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/contacts`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listContacts"];
         put?: never;
@@ -491,7 +491,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/contacts`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listContactsForOrg"];
         put?: never;
@@ -517,7 +517,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/cash-position`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getCashPosition"];
         put?: never;
@@ -543,7 +543,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/cash-position`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getCashPositionForOrg"];
         put?: never;
@@ -569,7 +569,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/forecast`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getForecast"];
         put?: never;
@@ -595,7 +595,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/forecast`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getForecastForOrg"];
         put?: never;
@@ -621,7 +621,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/account-balances`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getAccountBalances"];
         put?: never;
@@ -647,7 +647,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/account-balances`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getAccountBalancesForOrg"];
         put?: never;
@@ -673,7 +673,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/revenue/summary`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getRevenueSummary"];
         put?: never;
@@ -699,7 +699,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/revenue/summary`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getRevenueSummaryForOrg"];
         put?: never;
@@ -725,7 +725,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/expenses/summary`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getExpensesSummary"];
         put?: never;
@@ -751,7 +751,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/expenses/summary`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getExpensesSummaryForOrg"];
         put?: never;
@@ -777,7 +777,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/contacts/summary`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getContactsSummary"];
         put?: never;
@@ -803,7 +803,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/contacts/summary`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getContactsSummaryForOrg"];
         put?: never;
@@ -829,7 +829,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/cohorts/retention`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getCohortRetention"];
         put?: never;
@@ -855,7 +855,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/cohorts/retention`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getCohortRetentionForOrg"];
         put?: never;
@@ -881,7 +881,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/cohorts/summary`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getCohortSummary"];
         put?: never;
@@ -907,7 +907,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/cohorts/summary`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getCohortSummaryForOrg"];
         put?: never;
@@ -933,7 +933,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/daily-summary`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getDailySummary"];
         put?: never;
@@ -959,7 +959,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/daily-summary`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getDailySummaryForOrg"];
         put?: never;
@@ -985,7 +985,7 @@ export interface paths {
          *
          *     The organisation is the `{orgId}` path segment; it must be within the key's reach.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getDailyBriefForOrg"];
         put?: never;
@@ -1063,7 +1063,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/contacts/{id}`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getContact"];
         put?: never;
@@ -1089,7 +1089,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/contacts/{id}`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getContactForOrg"];
         put?: never;
@@ -2939,6 +2939,7 @@ export interface components {
              * @example 2026-03-01T06:00:00.000Z
              */
             lastSuccessfulSync: string | null;
+            burstLimit: components["schemas"]["BurstLimit"];
             billingAlert?: components["schemas"]["BillingAlert"];
             ledgerAlert?: components["schemas"]["LedgerAlert"];
         };
@@ -3064,6 +3065,19 @@ export interface components {
              * @example 2026-03-02T03:00:00.000Z
              */
             lastUsedAt: string | null;
+        };
+        /** @description The burst cap this deployment applies: the spec's 60 per minute unless the operator set `BURST_LIMIT_PER_MINUTE` (the `burst` policy of `RateLimit-Policy` carries the same figures). An addition to the spec's StatusResponse. */
+        BurstLimit: {
+            /**
+             * @description Requests admitted per key per endpoint in any sliding window.
+             * @example 60
+             */
+            limit: number;
+            /**
+             * @description The window, in seconds.
+             * @example 60
+             */
+            windowSeconds: number;
         };
         ContactDrillResponse: {
             contact: components["schemas"]["ContactDrill"];
@@ -3297,15 +3311,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OrgsResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
@@ -3330,7 +3379,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -3386,15 +3435,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BankAccountsResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -3428,7 +3512,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -3487,15 +3571,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BankAccountsResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
@@ -3520,7 +3639,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -3595,15 +3714,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["InvoicesResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. `invalid_cursor`: `cursor` is not a nextCursor of this list: malformed, changed, issued for another organisation or list, or for other filters (repeat the filters unchanged while paging). */
             400: {
@@ -3637,7 +3791,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -3715,15 +3869,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["InvoicesResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `invalid_cursor`: `cursor` is not a nextCursor of this list: malformed, changed, issued for another organisation or list, or for other filters (repeat the filters unchanged while paging). */
             400: {
@@ -3757,7 +3946,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -3832,15 +4021,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BillsResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. `invalid_cursor`: `cursor` is not a nextCursor of this list: malformed, changed, issued for another organisation or list, or for other filters (repeat the filters unchanged while paging). */
             400: {
@@ -3874,7 +4098,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -3952,15 +4176,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BillsResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `invalid_cursor`: `cursor` is not a nextCursor of this list: malformed, changed, issued for another organisation or list, or for other filters (repeat the filters unchanged while paging). */
             400: {
@@ -3994,7 +4253,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -4067,15 +4326,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CreditNotesResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. `invalid_cursor`: `cursor` is not a nextCursor of this list: malformed, changed, issued for another organisation or list, or for other filters (repeat the filters unchanged while paging). */
             400: {
@@ -4109,7 +4403,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -4185,15 +4479,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CreditNotesResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `invalid_cursor`: `cursor` is not a nextCursor of this list: malformed, changed, issued for another organisation or list, or for other filters (repeat the filters unchanged while paging). */
             400: {
@@ -4227,7 +4556,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -4286,15 +4615,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CreditNoteDrillResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -4337,7 +4701,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -4398,15 +4762,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CreditNoteDrillResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. */
             400: {
@@ -4449,7 +4848,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -4522,15 +4921,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PurchaseOrdersResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. `invalid_cursor`: `cursor` is not a nextCursor of this list: malformed, changed, issued for another organisation or list, or for other filters (repeat the filters unchanged while paging). */
             400: {
@@ -4564,7 +4998,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -4640,15 +5074,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PurchaseOrdersResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `invalid_cursor`: `cursor` is not a nextCursor of this list: malformed, changed, issued for another organisation or list, or for other filters (repeat the filters unchanged while paging). */
             400: {
@@ -4682,7 +5151,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -4741,15 +5210,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PurchaseOrderDrillResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -4792,7 +5296,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -4853,15 +5357,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PurchaseOrderDrillResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. */
             400: {
@@ -4904,7 +5443,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -4973,15 +5512,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ContactsListResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. `invalid_cursor`: `cursor` is not a nextCursor of this list: malformed, changed, issued for another organisation or list, or for other filters (repeat the filters unchanged while paging). */
             400: {
@@ -5015,7 +5589,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -5087,15 +5661,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ContactsListResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `invalid_cursor`: `cursor` is not a nextCursor of this list: malformed, changed, issued for another organisation or list, or for other filters (repeat the filters unchanged while paging). */
             400: {
@@ -5129,7 +5738,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -5185,15 +5794,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CashPositionResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -5227,7 +5871,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -5286,15 +5930,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CashPositionResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
@@ -5319,7 +5998,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -5380,15 +6059,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ForecastResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -5431,7 +6145,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -5495,15 +6209,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ForecastResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. */
             400: {
@@ -5546,7 +6295,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -5607,15 +6356,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AccountBalancesResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -5649,7 +6433,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -5713,15 +6497,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AccountBalancesResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. */
             400: {
@@ -5755,7 +6574,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -5818,15 +6637,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RevenueSummaryResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -5860,7 +6714,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -5926,15 +6780,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RevenueSummaryResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. */
             400: {
@@ -5968,7 +6857,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -6031,15 +6920,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ExpensesSummaryResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -6073,7 +6997,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -6139,15 +7063,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ExpensesSummaryResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. */
             400: {
@@ -6181,7 +7140,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -6240,15 +7199,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ContactsSummaryResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -6282,7 +7276,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -6344,15 +7338,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ContactsSummaryResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. */
             400: {
@@ -6386,7 +7415,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -6449,15 +7478,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CohortRetentionResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -6491,7 +7555,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -6557,15 +7621,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CohortRetentionResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. */
             400: {
@@ -6599,7 +7698,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -6655,15 +7754,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CohortSummaryResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -6697,7 +7831,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -6756,15 +7890,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CohortSummaryResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
@@ -6789,7 +7958,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -6845,15 +8014,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DailySummaryResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -6887,7 +8091,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -6946,15 +8150,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DailySummaryResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
@@ -6979,7 +8218,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -7038,15 +8277,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DailyBriefResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
@@ -7080,7 +8354,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -7136,15 +8410,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["StatusResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -7178,7 +8487,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -7237,15 +8546,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["StatusResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
@@ -7270,7 +8614,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -7329,15 +8673,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ContactDrillResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -7380,7 +8759,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -7441,15 +8820,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ContactDrillResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. */
             400: {
@@ -7492,7 +8906,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
