@@ -1,3 +1,6 @@
+import type { LRUCache } from "lru-cache";
+import { boundedCache } from "../cache.ts";
+
 /** True for a zone name the runtime's ICU knows (e.g. `Australia/Sydney`, `UTC`). */
 export function isIanaTimezone(name: string): boolean {
   if (!/^[A-Za-z_]+(\/[A-Za-z0-9_+-]+)*$/.test(name)) return false;
@@ -10,14 +13,12 @@ export function isIanaTimezone(name: string): boolean {
 }
 
 /**
- * `en-CA` formatters by options and zone, made once: building an `Intl.DateTimeFormat` costs
- * about a hundred times formatting with one (measured: `localDate` was a third of the
- * cash-position route's CPU when it built one per call). `options` must be a constant object
- * of the caller's module (it is the cache key, by identity); zones are few, and each options'
- * map is bounded all the same.
+ * `en-CA` formatters by options and zone, made once (building an `Intl.DateTimeFormat` costs far
+ * more than formatting with one). `options` must be a constant object of the caller's module:
+ * it is the key, by identity; each one's formatters are a bounded cache (src/cache.ts,
+ * `zonedFormats`).
  */
-const formats = new WeakMap<Intl.DateTimeFormatOptions, Map<string, Intl.DateTimeFormat>>();
-const ZONES_PER_OPTIONS = 512;
+const formats = new WeakMap<Intl.DateTimeFormatOptions, LRUCache<string, Intl.DateTimeFormat>>();
 
 export function zonedFormat(
   options: Intl.DateTimeFormatOptions,
@@ -25,13 +26,12 @@ export function zonedFormat(
 ): Intl.DateTimeFormat {
   let byZone = formats.get(options);
   if (!byZone) {
-    byZone = new Map();
+    byZone = boundedCache("zonedFormats");
     formats.set(options, byZone);
   }
   let format = byZone.get(timezone);
   if (!format) {
     format = new Intl.DateTimeFormat("en-CA", { ...options, timeZone: timezone });
-    if (byZone.size >= ZONES_PER_OPTIONS) byZone.clear();
     byZone.set(timezone, format);
   }
   return format;

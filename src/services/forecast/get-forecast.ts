@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { boundedCache } from "../../cache.ts";
 import type { ClosingInterval } from "../../domain/forecasting/intervals.ts";
 import { redactWeeks } from "../../domain/forecasting/redact.ts";
 import type { Flow } from "../../domain/forecasting/types.ts";
@@ -62,29 +63,16 @@ export function inflowSplit(
 }
 
 /**
- * Parsed payloads by snapshot id. Snapshots never change once written, so a payload read once
- * can be served again without reading (and parsing) the row; only the small lookup of the
- * latest snapshot id runs per request. Bounded; the oldest entry goes first.
+ * Parsed payloads by snapshot id, and the weeks as served by snapshot and by what the reader may
+ * see (every name, or the names with these sensitive accounts renamed). A snapshot never
+ * changes once written, so only the small lookup of the latest snapshot id runs per request;
+ * bounds and invalidation: src/cache.ts (`forecastPayloads`, `forecastWeeks`).
  */
-const payloadCache = new Map<string, ForecastPayload>();
-const CACHE_ENTRIES = 64;
-
-/**
- * The weeks as served, by snapshot and by what the reader may see (every name, or the names
- * with these sensitive accounts renamed), with their JSON text kept (`keepJson`): the weeks are
- * most of the response (every week lists its item ids), and neither the snapshot nor a given
- * redaction of it ever changes. Bounded like the payloads.
- */
-const servedCache = new Map<string, { weeks: ServedForecastWeek[]; redactedItemCount: number }>();
-
-function remember<V>(cache: Map<string, V>, key: string, value: V): V {
-  cache.set(key, value);
-  if (cache.size > CACHE_ENTRIES) {
-    const oldest = cache.keys().next().value;
-    if (oldest !== undefined) cache.delete(oldest);
-  }
-  return value;
-}
+const payloadCache = boundedCache<string, ForecastPayload>("forecastPayloads");
+const servedCache = boundedCache<
+  string,
+  { weeks: ServedForecastWeek[]; redactedItemCount: number }
+>("forecastWeeks");
 
 interface LatestRow {
   scenarioId: string;
@@ -143,7 +131,7 @@ export async function getForecast({
       typeof stored.payload === "string"
         ? (JSON.parse(stored.payload) as ForecastPayload)
         : stored.payload;
-    remember(payloadCache, row.snapshotId, payload);
+    payloadCache.set(row.snapshotId, payload);
   }
   const seesAll = canSeeSensitive(ctx);
   // The sensitive accounts are read with the snapshot: a change of flags is a new redaction.
@@ -154,10 +142,8 @@ export async function getForecast({
     const redacted = seesAll
       ? { weeks: [...(payload.weeks as ServedForecastWeek[])], redactedItemCount: 0 }
       : redactWeeks(payload.weeks as ServedForecastWeek[], sensitive);
-    served = remember(servedCache, servedKey, {
-      weeks: keepJson(redacted.weeks),
-      redactedItemCount: redacted.redactedItemCount,
-    });
+    served = { weeks: keepJson(redacted.weeks), redactedItemCount: redacted.redactedItemCount };
+    servedCache.set(servedKey, served);
   }
   const { weeks, redactedItemCount } = served;
   const computedAt = row.computedAt instanceof Date ? row.computedAt : new Date(row.computedAt);

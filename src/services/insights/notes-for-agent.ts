@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
+import { boundedCache } from "../../cache.ts";
 import type { DbOrTx } from "../../db/client.ts";
 import type { AgentNote, DetectedNote } from "../../domain/insights/detectors.ts";
 import { detectNotes } from "../../domain/insights/engine.ts";
 import { localDate } from "../../domain/timezones.ts";
-import { boundedCache } from "../cache.ts";
 import { canSeeSensitive, type ServiceContext } from "../context.ts";
 import { dataVersion, rowsOf } from "../summaries/summary-cache.ts";
 import { loadInsightInput } from "./load-insight-input.ts";
@@ -24,7 +24,7 @@ export async function detectOrgNotes(
 /**
  * Fallback notes computed on a request, kept per (organisation, local date, data version) so
  * that one organisation's detectors run once a day per process, not on every call. Bounded
- * (src/services/cache.ts, `agentNotes`).
+ * (src/cache.ts, `agentNotes`).
  */
 const fallbackMemo = boundedCache<string, Promise<DetectedNote[]>>("agentNotes");
 

@@ -1,9 +1,9 @@
 import type { LRUCache } from "lru-cache";
+import { boundedCache } from "../../cache.ts";
 import type { DbOrTx } from "../../db/client.ts";
 import { readAuthEpoch } from "../../db/queries/api-keys.ts";
 import type { KeyFamily } from "../../domain/keys.ts";
 import type { Logger } from "../../logger.ts";
-import { boundedCache } from "../cache.ts";
 import type { AuthenticatedKey } from "../context.ts";
 
 /** Entries are trusted only while the last successful poll is at most this many intervals old. */
@@ -22,7 +22,7 @@ export interface VerifiedKeyCacheOptions {
   pollMs?: number;
   /** An entry is read again from the database after this long regardless (default 60 s). */
   ttlMs?: number;
-  /** Least recently used entries are dropped beyond this many (default: src/services/cache.ts). */
+  /** Least recently used entries are dropped beyond this many (default: src/cache.ts). */
   maxEntries?: number;
   logger?: Logger;
   /** Milliseconds now (tests). */

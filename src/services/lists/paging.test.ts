@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { CACHES } from "../../cache.ts";
 import type { CursorPosition } from "../../domain/pagination/cursor.ts";
 import { AUTO_PAGINATE_CAP } from "../../domain/pagination/params.ts";
-import { CACHES } from "../cache.ts";
 import {
   bindCursor,
   ListCounts,

@@ -1,3 +1,4 @@
+import { boundedCache } from "../../cache.ts";
 import { listSensitiveContactIds } from "../../db/queries/contacts.ts";
 import {
   type CursorBinding,
@@ -21,7 +22,6 @@ import {
   type StatusTotals,
   statusTotals,
 } from "../../domain/pagination/totals.ts";
-import { boundedCache } from "../cache.ts";
 import { canSeeSensitive, type ServiceContext } from "../context.ts";
 import { ServiceError } from "../errors.ts";
 
@@ -125,7 +125,7 @@ export interface ListQueries<Row, T> {
  * it is the count of that request's data: the epoch moves with every statement that writes the
  * listed rows (drizzle/0014_org_data_epoch_triggers.sql), and an entry is kept only when the
  * epoch read after the count equals the one read before it (no write in between). Bounded
- * (src/services/cache.ts, `listCounts`).
+ * (src/cache.ts, `listCounts`).
  */
 export class ListCounts {
   readonly #entries = boundedCache<string, { epoch: number; counted: Counted<unknown> }>(
@@ -150,7 +150,7 @@ export class ListCounts {
  * The last known size of each list (organisation, list, filters): a scheduling hint for
  * `loadListPage`, never an answer. A list known to fit in one fetch is fetched first and
  * counted only if it no longer fits; any other list is counted alongside its fetch. Bounded
- * (src/services/cache.ts, `listSizes`): a forgotten list is merely counted alongside again.
+ * (src/cache.ts, `listSizes`): a forgotten list is merely counted alongside again.
  */
 export class ListSizes {
   readonly #sizes = boundedCache<string, number>("listSizes");

@@ -2,7 +2,8 @@ import { LRUCache } from "lru-cache";
 
 /**
  * The one cache policy: every in-process cache of the service is a bounded LRU made by
- * `boundedCache`, and this table states each one's bound and what invalidates it. A cache may
+ * `boundedCache`, and this table states each one's bound and what invalidates it. It sits at
+ * the top of `src` (like config.ts) because every layer uses it, `domain` included. A cache may
  * only hold what it can tell is still true: each entry is keyed by, or checked against, the
  * version that a write would change.
  */
@@ -29,6 +30,22 @@ export const CACHES = {
    * key, so an import makes new entries and the old ones age out.
    */
   agentNotes: 256,
+  /**
+   * Parsed forecast snapshot payloads, by snapshot id (getForecast). Never invalidated: a
+   * snapshot is never changed once written, and a new forecast is a new snapshot id.
+   */
+  forecastPayloads: 64,
+  /**
+   * Forecast weeks as served, per (snapshot id, the reader's sensitive-account redaction)
+   * (getForecast). Never invalidated: the snapshot never changes and a change of sensitive
+   * flags is a different key.
+   */
+  forecastWeeks: 64,
+  /**
+   * `Intl.DateTimeFormat`s, per zone, for each constant set of format options (zonedFormat).
+   * Never invalidated: a formatter for a zone and options never changes.
+   */
+  zonedFormats: 512,
 } as const;
 
 export type CacheName = keyof typeof CACHES;
