@@ -28,7 +28,13 @@ import {
 import { dateOf, dayNumber, mondayOnOrBefore } from "./dates.ts";
 import { type CustomerModel, expectedOrdersByDay, fitCustomers, fitSuppliers } from "./hazard.ts";
 import { detectRecurring, projectRecurring, type RecurringStream } from "./recurring.ts";
-import { fitRunRates, RUN_RATE_DAYS, type RunRate, seasonalFactor } from "./run-rates.ts";
+import {
+  fitRunRates,
+  RUN_RATE_DAYS,
+  type RunRate,
+  type SeasonalEvidence,
+  seasonalEvidence,
+} from "./run-rates.ts";
 import { rulesFor, type ScenarioRules } from "./scenarios.ts";
 import {
   describeLag,
@@ -88,6 +94,8 @@ export interface ForecastModel {
   runRates: RunRate[];
   /** √(last year's coming quarter ÷ the quarter before it), 1 = no season; run-rates.ts. */
   season: number;
+  /** What the seasonal ratio was measured on. */
+  seasonEvidence: SeasonalEvidence;
   /** When customers pay, from their paid invoices. */
   collection: CollectionModel;
   /** Share of a new invoice collected k days after issue, per customer and organisation. */
@@ -162,7 +170,8 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
   };
   // One year's quarter-on-quarter ratio is a single, noisy observation of the season (and of
   // last year's growth): it is shrunk halfway to 1 in log terms (its square root).
-  const season = Math.sqrt(seasonalFactor(input.salesHistory, today, input.baseCurrency));
+  const seasonFit = seasonalEvidence(input.salesHistory, today, input.baseCurrency);
+  const season = Math.sqrt(seasonFit.ratio);
   const runRates = fitRunRates({
     today,
     baseCurrency: input.baseCurrency,
@@ -183,6 +192,7 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
     suppliers,
     weeklyBills: weekly(suppliers),
     season,
+    seasonEvidence: seasonFit,
     runRates,
     collection: fitCollection(input.salesHistory, today),
     curves,
