@@ -81,7 +81,7 @@ export function fitCollection(
 }
 
 /** First index of `sorted` holding a value ≥ x. */
-function lowerBound(sorted: Int32Array, x: number): number {
+export function lowerBound(sorted: Int32Array, x: number): number {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {
