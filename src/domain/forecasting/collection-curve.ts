@@ -149,16 +149,9 @@ export function curveFor(curves: CollectionCurves, contactId: string | null): Co
   return (contactId ? curves.byCustomer.get(contactId) : undefined) ?? curves.organisation;
 }
 
-/** The share collected on day k after issue (the curve's increment), k ≥ 0. */
-export function collectedOn(curve: CollectionCurve, k: number): number {
-  if (k < 0 || k > CURVE_DAYS) return 0;
-  const c = curve.cumulative;
-  return (c[k] ?? 0) - (k > 0 ? (c[k - 1] ?? 0) : 0);
-}
-
 /**
  * Spreads expected orders per day (index j ≥ 1 = today + j, as the hazard model returns them)
- * into cash per week of the horizon: order day + k with weight collectedOn(k).
+ * into cash per week of the horizon: order day + k with weight C(k) − C(k − 1).
  */
 export function collectByWeek(
   ordersByDay: ArrayLike<number>,
@@ -168,19 +161,19 @@ export function collectByWeek(
   weeks: number,
 ): Float64Array {
   const out = new Float64Array(weeks);
-  const horizonEnd = week1Start + 7 * weeks - 1;
-  const inc = new Float64Array(CURVE_DAYS + 1);
-  for (let k = 0; k <= CURVE_DAYS; k++) inc[k] = collectedOn(curve, k);
+  const c = curve.cumulative;
+  // Collected within k days (0 before issue, flat after CURVE_DAYS): a week's share of an
+  // order is a difference of two cumulative values, O(1) per order day and week.
+  const cum = (k: number) => (k < 0 ? 0 : (c[Math.min(k, CURVE_DAYS)] ?? 0));
   for (let j = 1; j < ordersByDay.length; j++) {
     const v = ordersByDay[j] ?? 0;
     if (v <= 0) continue;
     const orderDay = todayDay + j;
-    const maxK = Math.min(CURVE_DAYS, horizonEnd - orderDay);
-    for (let k = 0; k <= maxK; k++) {
-      const p = inc[k] ?? 0;
-      if (p === 0) continue;
-      const w = Math.floor((orderDay + k - week1Start) / 7);
-      if (w >= 0 && w < weeks) out[w] = (out[w] ?? 0) + v * p;
+    for (let w = Math.max(0, Math.floor((orderDay - week1Start) / 7)); w < weeks; w++) {
+      const start = week1Start + 7 * w - orderDay;
+      if (start > CURVE_DAYS) break;
+      const share = cum(start + 6) - cum(start - 1);
+      if (share > 0) out[w] = (out[w] ?? 0) + v * share;
     }
   }
   return out;

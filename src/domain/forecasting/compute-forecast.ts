@@ -430,18 +430,10 @@ export function computeForecast(
         excluded.push({ itemId: item.id, reason: `at risk: ${overdueDays} days overdue` });
         continue;
       }
-      const placed = receivableDay(rules, model, expectedDay, dueDay, overdueDays, item.contactId);
-      if (placed === null) {
-        excluded.push({
-          itemId: item.id,
-          reason: `doubtful: ${overdueDays} days overdue, later than any past payment`,
-        });
-        continue;
-      }
-      day = placed;
       if (rules.haircutPercent > 0 && overdueDays > rules.haircutAfterDays) {
         weightMicro = toMicro((100 - rules.haircutPercent) / 100);
       }
+      // The same pool receivableDay's median is taken from (so never doubtful when found).
       const spread =
         rules.receivableTiming === "history" &&
         !rules.noLatePayers &&
@@ -453,6 +445,15 @@ export function computeForecast(
         spreadReceivable(item, spread, dueDay + rules.receivableShiftDays, full, weightMicro);
         continue;
       }
+      const placed = receivableDay(rules, model, expectedDay, dueDay, overdueDays, item.contactId);
+      if (placed === null) {
+        excluded.push({
+          itemId: item.id,
+          reason: `doubtful: ${overdueDays} days overdue, later than any past payment`,
+        });
+        continue;
+      }
+      day = placed;
     } else if (item.source === "LEDGER_BILL") {
       if (signed < 0) continue;
       inflow = false;
