@@ -1,8 +1,12 @@
 import type { StatusTotals } from "../../domain/pagination/totals.ts";
 import type { ServiceContext } from "../context.ts";
 import { requireScope } from "../context.ts";
+import {
+  type Invoice,
+  type ListDocumentsInput,
+  listLedgerDocuments,
+} from "../lists/ledger-documents.ts";
 import type { ListFields, ListPaging } from "../lists/paging.ts";
-import { type Invoice, type ListDocumentsInput, listLedgerDocuments } from "../lists/ledger-documents.ts";
 
 export type { Invoice, ListDocumentsInput } from "../lists/ledger-documents.ts";
 
