@@ -7,7 +7,7 @@ import { registerHealth } from "./http/health.ts";
 import { allowedMethodsOf, notServed } from "./http/method-not-allowed.ts";
 import { createMetrics, registerMetrics } from "./http/metrics.ts";
 import { bearerToken } from "./http/pipeline/agent-call.ts";
-import { createMetering } from "./http/pipeline/metering.ts";
+import { createMetering, meteringLimitsOf } from "./http/pipeline/metering.ts";
 import { requestLog } from "./http/request-log.ts";
 import { OPENAPI_PATH } from "./http/routes/agent/agent-route.ts";
 import { registerAgentApi } from "./http/routes/agent/index.ts";
@@ -24,7 +24,13 @@ export function createApp(deps: AppDeps) {
   // Request counts and latency for every request (http/metrics.ts), so registered before all.
   const metrics = createMetrics(deps);
   app.use("*", metrics.middleware());
-  const metering = deps.metering ?? createMetering({ db: deps.database.db, logger: deps.logger });
+  const metering =
+    deps.metering ??
+    createMetering({
+      db: deps.database.db,
+      logger: deps.logger,
+      limits: meteringLimitsOf(deps.config),
+    });
 
   // The agent API first: its one handler answers every agent path but the public OpenAPI
   // document, its request id and log line included, so those requests run no other handler.

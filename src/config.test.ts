@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  burstLimitOf,
   ConfigError,
   CURSOR_SECRET_MIN_LENGTH,
   cursorSecretOf,
@@ -47,6 +48,32 @@ describe("loadConfig", () => {
   it("accepts an instant with an offset for CASHRUNWAY_NOW", () => {
     expect(loadConfig({ CASHRUNWAY_NOW: "2026-06-30T09:00:00+10:00" }).CASHRUNWAY_NOW).toBe(
       "2026-06-30T09:00:00+10:00",
+    );
+  });
+});
+
+describe("BURST_LIMIT_PER_MINUTE", () => {
+  it("is unset by default, where the burst cap is the spec's 60", () => {
+    expect(loadConfig({}).BURST_LIMIT_PER_MINUTE).toBeUndefined();
+    expect(burstLimitOf(loadConfig({}))).toBe(60);
+  });
+
+  it("sets the burst cap", () => {
+    expect(burstLimitOf(loadConfig({ BURST_LIMIT_PER_MINUTE: "600" }))).toBe(600);
+    expect(burstLimitOf(loadConfig({ BURST_LIMIT_PER_MINUTE: "1" }))).toBe(1);
+  });
+
+  it.each([
+    ["abc", "must be a whole number of requests per minute"],
+    ["1.5", "must be a whole number of requests per minute"],
+    ["-5", "must be a whole number of requests per minute"],
+    ["60/min", "must be a whole number of requests per minute"],
+    ["0", "must be at least 1"],
+    ["60001", "must be at most 60000"],
+  ])("refuses %s with a message naming the variable and the rule", (value, rule) => {
+    expect(() => loadConfig({ BURST_LIMIT_PER_MINUTE: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ BURST_LIMIT_PER_MINUTE: value })).toThrow(
+      `BURST_LIMIT_PER_MINUTE=${JSON.stringify(value)}: ${rule}`,
     );
   });
 });

@@ -4,6 +4,7 @@ import {
   LEDGER_CONFIG_FIELDS,
   LEDGER_SECRET_VARIABLES,
 } from "./connector/xero/config.ts";
+import { BURST_LIMIT } from "./domain/metering/plans.ts";
 
 /** The shortest CURSOR_SECRET accepted: 32 characters, as many bytes as the AES key. */
 export const CURSOR_SECRET_MIN_LENGTH = 32;
@@ -15,6 +16,9 @@ export const CURSOR_SECRET_MIN_LENGTH = 32;
  * those keep opening in dev. Refused in prod, where CURSOR_SECRET is required.
  */
 export const DEV_CURSOR_SECRET = "cashrunway agent api list cursors";
+
+/** The largest BURST_LIMIT_PER_MINUTE accepted (one request per millisecond). */
+export const MAX_BURST_LIMIT_PER_MINUTE = 60_000;
 
 /** Variables whose values never appear in a message (a bad value is described, not shown). */
 const SECRET_VARIABLES: ReadonlySet<string> = new Set([
@@ -51,6 +55,22 @@ const ConfigFields = z.object({
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   /** Appends the log lines to this file (created with its folder) instead of stderr. */
   LOG_FILE: z.string().min(1).optional(),
+  /**
+   * The burst cap: requests per key per endpoint in any sliding minute, for a deployment that
+   * needs another than the spec's 60 (a dedicated instance, a load test). Applies to the
+   * in-process and the Redis limiter alike; reported in `RateLimit-Policy` and /status.
+   */
+  BURST_LIMIT_PER_MINUTE: z
+    .string()
+    .regex(/^[0-9]+$/, "must be a whole number of requests per minute")
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .min(1, "must be at least 1")
+        .max(MAX_BURST_LIMIT_PER_MINUTE, `must be at most ${MAX_BURST_LIMIT_PER_MINUTE}`),
+    )
+    .optional(),
   /** Shared burst limiter across instances (metering issue). */
   REDIS_URL: z
     .string()
@@ -132,6 +152,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
   return parsed.data;
+}
+
+/** The burst cap's requests per key per endpoint per minute: BURST_LIMIT_PER_MINUTE, else 60. */
+export function burstLimitOf(config: Pick<Config, "BURST_LIMIT_PER_MINUTE">): number {
+  return config.BURST_LIMIT_PER_MINUTE ?? BURST_LIMIT;
 }
 
 /** The secret that seals this deployment's list cursors: CURSOR_SECRET, else (dev) the default. */

@@ -5,15 +5,13 @@ import type { Config } from "./config.ts";
 import { type Database, openDatabase } from "./db/client.ts";
 import { organisations } from "./db/schema/index.ts";
 import { type Clock, offsetClock, systemClock } from "./domain/clock.ts";
-import { DEFAULT_LIMITS } from "./domain/metering/plans.ts";
-import { createMetering } from "./http/pipeline/metering.ts";
+import { deploymentMetering } from "./http/pipeline/metering.ts";
 import { createHttpServer } from "./http/server.ts";
 import { startScheduler } from "./jobs/scheduler.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { BatchedAuditWriter } from "./services/audit/audit-writer.ts";
 import { type SeedProgress, seedDemo } from "./services/demo/seed-demo.ts";
 import { VerifiedKeyCache } from "./services/keys/verified-key-cache.ts";
-import { RedisBurstLimiter } from "./services/metering/redis-burst-limiter.ts";
 import { setDemoOwnerPassword } from "./services/web-auth/set-password.ts";
 
 export interface RunningServer {
@@ -78,18 +76,9 @@ export async function startServer(
     }
   }
 
-  // With REDIS_URL the burst cap is shared by every instance; without it, in-process.
-  let redisLimiter: RedisBurstLimiter | undefined;
-  if (config.REDIS_URL) {
-    redisLimiter = new RedisBurstLimiter({
-      url: config.REDIS_URL,
-      limit: DEFAULT_LIMITS.burstLimit,
-      windowMs: DEFAULT_LIMITS.burstWindowMs,
-      logger,
-    });
-    await redisLimiter.connect();
-  }
-  const metering = createMetering({ db: database.db, logger, burst: redisLimiter });
+  // With REDIS_URL the burst cap is shared by every instance; without it, in-process. Either
+  // applies BURST_LIMIT_PER_MINUTE when set.
+  const metering = await deploymentMetering(config, { db: database.db, logger });
   // Audit rows are committed in batches off the request path (see BatchedAuditWriter).
   const auditWriter = new BatchedAuditWriter(database.db, { logger });
   // Verified keys are kept in memory; a revocation reaches every instance within its poll.

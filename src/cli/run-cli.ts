@@ -94,7 +94,7 @@ export async function runCli(
       e instanceof DatabaseUnavailableError ||
       e instanceof AmountRangeError
     ) {
-      out.stderr(`cashrunway ${name}: ${e.message.replace(/\n/g, " ")}\n`);
+      out.stderr(`cashrunway ${name}: ${e.message.replace(/\s*\n\s*/g, " ")}\n`);
       return 1;
     }
     out.stderr(`cashrunway ${name}: ${unexpected(e)}\n`);

@@ -17,7 +17,7 @@ export function jsonWithId(
 }
 
 /** `jsonWithId` without a Hono context: what a transport makes of an answer. */
-export function jsonResponse(
+function jsonResponse(
   body: unknown,
   status: number,
   headers: Record<string, string>,

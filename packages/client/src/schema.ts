@@ -35,7 +35,7 @@ export interface paths {
          *
          *     Call it when connecting: it returns the key kind and the reachable organisations. A key reaching more than one organisation addresses each through `/api/agent/orgs/{orgId}/…` routes. Reach is evaluated on every request, so a new or removed membership or partner link applies at once.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listOrgs"];
         put?: never;
@@ -61,7 +61,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/bank-accounts`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listBankAccounts"];
         put?: never;
@@ -87,7 +87,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/bank-accounts`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listBankAccountsForOrg"];
         put?: never;
@@ -117,7 +117,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/invoices`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listInvoices"];
         put?: never;
@@ -147,7 +147,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/invoices`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listInvoicesForOrg"];
         put?: never;
@@ -177,7 +177,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/bills`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listBills"];
         put?: never;
@@ -207,7 +207,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/bills`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listBillsForOrg"];
         put?: never;
@@ -237,7 +237,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/credit-notes`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listCreditNotes"];
         put?: never;
@@ -267,7 +267,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/credit-notes`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listCreditNotesForOrg"];
         put?: never;
@@ -293,7 +293,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/credit-notes/{id}`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getCreditNote"];
         put?: never;
@@ -319,7 +319,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/credit-notes/{id}`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getCreditNoteForOrg"];
         put?: never;
@@ -349,7 +349,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/purchase-orders`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listPurchaseOrders"];
         put?: never;
@@ -379,7 +379,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/purchase-orders`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listPurchaseOrdersForOrg"];
         put?: never;
@@ -405,7 +405,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/purchase-orders/{id}`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getPurchaseOrder"];
         put?: never;
@@ -431,7 +431,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/purchase-orders/{id}`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getPurchaseOrderForOrg"];
         put?: never;
@@ -461,7 +461,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/contacts`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listContacts"];
         put?: never;
@@ -491,7 +491,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/contacts`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["listContactsForOrg"];
         put?: never;
@@ -517,7 +517,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/cash-position`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getCashPosition"];
         put?: never;
@@ -543,7 +543,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/cash-position`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getCashPositionForOrg"];
         put?: never;
@@ -569,7 +569,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/forecast`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getForecast"];
         put?: never;
@@ -595,7 +595,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/forecast`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getForecastForOrg"];
         put?: never;
@@ -621,7 +621,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/account-balances`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getAccountBalances"];
         put?: never;
@@ -647,7 +647,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/account-balances`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getAccountBalancesForOrg"];
         put?: never;
@@ -673,7 +673,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/revenue/summary`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getRevenueSummary"];
         put?: never;
@@ -699,7 +699,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/revenue/summary`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getRevenueSummaryForOrg"];
         put?: never;
@@ -725,7 +725,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/expenses/summary`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getExpensesSummary"];
         put?: never;
@@ -751,7 +751,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/expenses/summary`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getExpensesSummaryForOrg"];
         put?: never;
@@ -777,7 +777,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/contacts/summary`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getContactsSummary"];
         put?: never;
@@ -803,7 +803,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/contacts/summary`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getContactsSummaryForOrg"];
         put?: never;
@@ -829,7 +829,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/cohorts/retention`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getCohortRetention"];
         put?: never;
@@ -855,7 +855,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/cohorts/retention`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getCohortRetentionForOrg"];
         put?: never;
@@ -881,7 +881,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/cohorts/summary`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getCohortSummary"];
         put?: never;
@@ -907,7 +907,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/cohorts/summary`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getCohortSummaryForOrg"];
         put?: never;
@@ -933,7 +933,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/daily-summary`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getDailySummary"];
         put?: never;
@@ -959,7 +959,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/daily-summary`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getDailySummaryForOrg"];
         put?: never;
@@ -985,7 +985,7 @@ export interface paths {
          *
          *     The organisation is the `{orgId}` path segment; it must be within the key's reach.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getDailyBriefForOrg"];
         put?: never;
@@ -1063,7 +1063,7 @@ export interface paths {
          *
          *     Reads the key's organisation: an organisation key's own, or the only organisation a USER or PARTNER key reaches. A key reaching several organisations gets 400 `org_required` and must use `GET /api/agent/orgs/{orgId}/contacts/{id}`.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getContact"];
         put?: never;
@@ -1089,7 +1089,7 @@ export interface paths {
          *
          *     Same as `GET /api/agent/contacts/{id}`, for the organisation `{orgId}`, which must be within the key's reach (else 403 `forbidden`). Any key may use this form.
          *
-         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx gives the credit back.
+         *     Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one query credit from the rolling 5-hour window of (key creator, billing account of the organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back.
          */
         get: operations["getContactForOrg"];
         put?: never;
@@ -2053,6 +2053,7 @@ export interface components {
                 /** @description Backtest errors available per week (horizon 1 to 13). */
                 residualCounts: number[];
             };
+            variance?: components["schemas"]["ForecastVariance"];
             /** @description At most 3 notes, most impactful first (docs/insights.md). */
             notesForAgent?: components["schemas"]["AgentNote"][];
             billingAlert?: components["schemas"]["BillingAlert"];
@@ -2154,6 +2155,124 @@ export interface components {
                     };
                 };
             };
+        };
+        /** @description Additive (not in the spec), present only with `variance=true`: the track record of the organisation's BASE forecast (whatever `scenarioId` asks). The service keeps each day's served BASE forecast (the last one of the local day) for 371 days; once a week has passed, each forecast made of it is set against what happened, by week and by direction (closing, inflow, outflow). */
+        ForecastVariance: {
+            /**
+             * @description The organisation's today: weeks ending before it are complete.
+             * @example 2026-03-10
+             */
+            asOfDate: string;
+            /**
+             * @description The oldest kept forecast's day (history is kept 371 days); null before the first.
+             * @example 2025-12-01
+             */
+            keptSince: string | null;
+            /** @description Completed weeks with at least one kept forecast, latest first (up to 13). */
+            weeks: {
+                /** @example 2026-03-02 */
+                weekStart: string;
+                /** @example 2026-03-08 */
+                weekEnd: string;
+                /** @description What happened in the included bank accounts: today's cash walked back through every payment and bank line since (as the backtest does; an operator override is not used). */
+                actual: {
+                    /**
+                     * @description Cash at the end of the day before weekStart. Canonical decimal string.
+                     * @example 601000
+                     */
+                    opening: string;
+                    /**
+                     * @description Σ money received in the week. Canonical decimal string.
+                     * @example 32715.15
+                     */
+                    inflow: string;
+                    /**
+                     * @description Σ money paid out in the week. Canonical decimal string.
+                     * @example 18715.35
+                     */
+                    outflow: string;
+                    /**
+                     * @description Cash at the end of weekEnd. Canonical decimal string.
+                     * @example 609109.26
+                     */
+                    closing: string;
+                };
+                /** @description The kept BASE forecasts of the week, by horizon (1 first); horizons never kept are absent. */
+                forecasts: {
+                    /**
+                     * @description Weeks ahead it was made: 1 during the week itself, h the week h − 1 weeks before.
+                     * @example 4
+                     */
+                    horizon: number;
+                    /**
+                     * @description The local day it was made on: the first kept day of its week 1.
+                     * @example 2026-02-16
+                     */
+                    madeOn: string;
+                    /**
+                     * @description Forecast inflow of the week. Canonical decimal string.
+                     * @example 31915.15
+                     */
+                    inflow: string;
+                    /**
+                     * @description Forecast outflow of the week. Canonical decimal string.
+                     * @example 19435.75
+                     */
+                    outflow: string;
+                    /**
+                     * @description Forecast closing cash of the week. Canonical decimal string.
+                     * @example 607588.86
+                     */
+                    closing: string;
+                    /**
+                     * @description The band's low end when the forecast had one. Canonical decimal string.
+                     * @example 571204.10
+                     */
+                    closingLow?: string;
+                    /**
+                     * @description The band's high end when the forecast had one. Canonical decimal string.
+                     * @example 622950.37
+                     */
+                    closingHigh?: string;
+                    /**
+                     * @description closing − actual closing (positive: too high). Canonical decimal string.
+                     * @example -1520.4
+                     */
+                    closingError: string;
+                    /**
+                     * @description inflow − actual inflow. Canonical decimal string.
+                     * @example -800
+                     */
+                    inflowError: string;
+                    /**
+                     * @description outflow − actual outflow. Canonical decimal string.
+                     * @example 720.4
+                     */
+                    outflowError: string;
+                    /** @description Whether the actual closing fell inside the band; absent without a band. */
+                    withinBand?: boolean;
+                }[];
+            }[];
+            /** @description Per horizon with at least one scored week. */
+            byHorizon: {
+                /** @example 1 */
+                horizon: number;
+                /**
+                 * @description Weeks scored at this horizon.
+                 * @example 9
+                 */
+                weeks: number;
+                /**
+                 * @description Mean |closingError| over those weeks. Canonical decimal string.
+                 * @example 2310.55
+                 */
+                meanAbsoluteError: string;
+                /**
+                 * @description Mean closingError (positive: too high on average). Canonical decimal string.
+                 * @example -410.2
+                 */
+                bias: string;
+            }[];
         };
         AccountBalancesResponse: {
             /** @example 2026-03-10 */
@@ -2828,6 +2947,7 @@ export interface components {
              * @example 2026-03-01T06:00:00.000Z
              */
             lastSuccessfulSync: string | null;
+            burstLimit: components["schemas"]["BurstLimit"];
             billingAlert?: components["schemas"]["BillingAlert"];
             ledgerAlert?: components["schemas"]["LedgerAlert"];
         };
@@ -2953,6 +3073,19 @@ export interface components {
              * @example 2026-03-02T03:00:00.000Z
              */
             lastUsedAt: string | null;
+        };
+        /** @description The burst cap this deployment applies: the spec's 60 per minute unless the operator set `BURST_LIMIT_PER_MINUTE` (the `burst` policy of `RateLimit-Policy` carries the same figures). An addition to the spec's StatusResponse. */
+        BurstLimit: {
+            /**
+             * @description Requests admitted per key per endpoint in any sliding window.
+             * @example 60
+             */
+            limit: number;
+            /**
+             * @description The window, in seconds.
+             * @example 60
+             */
+            windowSeconds: number;
         };
         ContactDrillResponse: {
             contact: components["schemas"]["ContactDrill"];
@@ -3186,15 +3319,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OrgsResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
@@ -3219,7 +3387,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -3275,15 +3443,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BankAccountsResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -3317,7 +3520,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -3376,15 +3579,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BankAccountsResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
@@ -3409,7 +3647,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -3484,15 +3722,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["InvoicesResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. `invalid_cursor`: `cursor` is not a nextCursor of this list: malformed, changed, issued for another organisation or list, or for other filters (repeat the filters unchanged while paging). */
             400: {
@@ -3526,7 +3799,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -3604,15 +3877,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["InvoicesResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `invalid_cursor`: `cursor` is not a nextCursor of this list: malformed, changed, issued for another organisation or list, or for other filters (repeat the filters unchanged while paging). */
             400: {
@@ -3646,7 +3954,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -3721,15 +4029,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BillsResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. `invalid_cursor`: `cursor` is not a nextCursor of this list: malformed, changed, issued for another organisation or list, or for other filters (repeat the filters unchanged while paging). */
             400: {
@@ -3763,7 +4106,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -3841,15 +4184,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BillsResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `invalid_cursor`: `cursor` is not a nextCursor of this list: malformed, changed, issued for another organisation or list, or for other filters (repeat the filters unchanged while paging). */
             400: {
@@ -3883,7 +4261,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -3956,15 +4334,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CreditNotesResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. `invalid_cursor`: `cursor` is not a nextCursor of this list: malformed, changed, issued for another organisation or list, or for other filters (repeat the filters unchanged while paging). */
             400: {
@@ -3998,7 +4411,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -4074,15 +4487,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CreditNotesResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `invalid_cursor`: `cursor` is not a nextCursor of this list: malformed, changed, issued for another organisation or list, or for other filters (repeat the filters unchanged while paging). */
             400: {
@@ -4116,7 +4564,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -4175,15 +4623,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CreditNoteDrillResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -4226,7 +4709,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -4287,15 +4770,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CreditNoteDrillResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. */
             400: {
@@ -4338,7 +4856,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -4411,15 +4929,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PurchaseOrdersResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. `invalid_cursor`: `cursor` is not a nextCursor of this list: malformed, changed, issued for another organisation or list, or for other filters (repeat the filters unchanged while paging). */
             400: {
@@ -4453,7 +5006,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -4529,15 +5082,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PurchaseOrdersResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `invalid_cursor`: `cursor` is not a nextCursor of this list: malformed, changed, issued for another organisation or list, or for other filters (repeat the filters unchanged while paging). */
             400: {
@@ -4571,7 +5159,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -4630,15 +5218,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PurchaseOrderDrillResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -4681,7 +5304,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -4742,15 +5365,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PurchaseOrderDrillResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. */
             400: {
@@ -4793,7 +5451,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -4862,15 +5520,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ContactsListResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. `invalid_cursor`: `cursor` is not a nextCursor of this list: malformed, changed, issued for another organisation or list, or for other filters (repeat the filters unchanged while paging). */
             400: {
@@ -4904,7 +5597,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -4976,15 +5669,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ContactsListResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `invalid_cursor`: `cursor` is not a nextCursor of this list: malformed, changed, issued for another organisation or list, or for other filters (repeat the filters unchanged while paging). */
             400: {
@@ -5018,7 +5746,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -5074,15 +5802,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CashPositionResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -5116,7 +5879,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -5175,15 +5938,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CashPositionResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
@@ -5208,7 +6006,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -5245,6 +6043,8 @@ export interface operations {
             query?: {
                 /** @description A scenario of the organisation; default its BASE scenario. */
                 scenarioId?: string;
+                /** @description Additive (not in the spec): when true, adds `variance`, the BASE forecast's track record over the last 13 completed weeks (forecast made N weeks ahead against actual cash). Accepts `true`/`1` and `false`/`0` only; anything else answers 400 `invalid_parameter`. */
+                variance?: "true" | "false" | "1" | "0";
             };
             header?: never;
             path?: never;
@@ -5267,15 +6067,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ForecastResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -5318,7 +6153,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -5355,6 +6190,8 @@ export interface operations {
             query?: {
                 /** @description A scenario of the organisation; default its BASE scenario. */
                 scenarioId?: string;
+                /** @description Additive (not in the spec): when true, adds `variance`, the BASE forecast's track record over the last 13 completed weeks (forecast made N weeks ahead against actual cash). Accepts `true`/`1` and `false`/`0` only; anything else answers 400 `invalid_parameter`. */
+                variance?: "true" | "false" | "1" | "0";
             };
             header?: never;
             path: {
@@ -5380,15 +6217,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ForecastResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. */
             400: {
@@ -5431,7 +6303,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -5492,15 +6364,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AccountBalancesResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -5534,7 +6441,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -5598,15 +6505,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AccountBalancesResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. */
             400: {
@@ -5640,7 +6582,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -5703,15 +6645,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RevenueSummaryResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -5745,7 +6722,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -5811,15 +6788,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RevenueSummaryResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. */
             400: {
@@ -5853,7 +6865,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -5916,15 +6928,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ExpensesSummaryResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -5958,7 +7005,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -6024,15 +7071,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ExpensesSummaryResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. */
             400: {
@@ -6066,7 +7148,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -6125,15 +7207,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ContactsSummaryResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -6167,7 +7284,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -6229,15 +7346,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ContactsSummaryResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. */
             400: {
@@ -6271,7 +7423,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -6334,15 +7486,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CohortRetentionResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -6376,7 +7563,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -6442,15 +7629,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CohortRetentionResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. */
             400: {
@@ -6484,7 +7706,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -6540,15 +7762,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CohortSummaryResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -6582,7 +7839,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -6641,15 +7898,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CohortSummaryResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
@@ -6674,7 +7966,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -6730,15 +8022,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DailySummaryResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -6772,7 +8099,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -6831,15 +8158,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DailySummaryResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
@@ -6864,7 +8226,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -6923,15 +8285,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DailyBriefResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
@@ -6965,7 +8362,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -7021,15 +8418,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["StatusResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -7063,7 +8495,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -7122,15 +8554,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["StatusResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `unauthorized`: Missing, malformed, unknown or revoked key, or a partner key whose creator no longer owns the partner (causes are not distinguished). */
             401: {
@@ -7155,7 +8622,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -7214,15 +8681,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ContactDrillResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. `org_required`: This key reaches several organisations: use /api/agent/orgs/{orgId}/… routes. */
             400: {
@@ -7265,7 +8767,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
@@ -7326,15 +8828,50 @@ export interface operations {
                     "X-Service-Quota-Remaining"?: number;
                     /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
                     "X-Service-Quota-Reset"?: string;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ContactDrillResponse"];
                 };
+            };
+            /** @description Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is `*`). No body; uses no query credit (the burst cap still counts it); audited like any call. */
+            304: {
+                headers: {
+                    /** @description Subscription status: trialing, active, past_due, canceled or trial_ended. Absent when the organisation has no billing account. */
+                    "X-Service-Subscription"?: string;
+                    /** @description Subscription plan name (legacy): Free, Pocket, Wallet, Vault, Reserve. */
+                    "X-Service-Plan"?: string;
+                    /** @description Whole days left in the trial, rounded up (1 = last day); only while trialing. */
+                    "X-Service-Trial-Days-Remaining"?: number;
+                    /** @description Minutes until the next query credit frees; 0 when one is available. Mirrors usage.nextCreditInMinutes of /api/agent/status; absent when the key has no billable seat. */
+                    "X-Service-Reset-Minutes"?: number;
+                    /** @description Legacy per-organisation daily bucket: calls left this UTC day (prefer usage.remaining). */
+                    "X-Service-Quota-Remaining"?: number;
+                    /** @description Legacy daily bucket: next 00:00 UTC, ISO 8601. */
+                    "X-Service-Quota-Reset"?: string;
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
+                    RateLimit?: string;
+                    /** @description Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body and without using a query credit while nothing the key would read has changed. */
+                    ETag?: string;
+                    /** @description `private, no-cache`: a client's own cache may keep the response, and revalidates it (If-None-Match) before reuse; shared caches must not keep it. */
+                    "Cache-Control"?: string;
+                    /** @description `br` or `gzip` when the request's Accept-Encoding allows it and the body is at least 1,024 bytes; absent otherwise. */
+                    "Content-Encoding"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid_parameter`: A query or path parameter is invalid. */
             400: {
@@ -7377,7 +8914,7 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After"?: number;
-                    /** @description IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
+                    /** @description IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a billable seat, `"credits";q=<allowance>;w=18000`. */
                     "RateLimit-Policy"?: string;
                     /** @description IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds until r next grows (0 when nothing is waiting to free). */
                     RateLimit?: string;

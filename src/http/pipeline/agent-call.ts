@@ -5,12 +5,14 @@ import type { RequestLogger } from "../../logger.ts";
 import type { AuditWriter } from "../../services/audit/audit-writer.ts";
 import type { AuthenticatedKey, ServiceContext } from "../../services/context.ts";
 import { InsufficientScopeError } from "../../services/errors.ts";
+import { serializeReusing } from "../../services/json-reuse.ts";
 import { authenticateKey } from "../../services/keys/authenticate-key.ts";
 import { resolveKeyTarget } from "../../services/keys/resolve-target-org.ts";
 import type { VerifiedKeyCache } from "../../services/keys/verified-key-cache.ts";
 import type { MeterAdmission, MeterRequest } from "../../services/metering/metering.ts";
 import { type Answer, errorAnswer } from "../errors.ts";
 import { notServedAnswer } from "../method-not-allowed.ts";
+import { entityTag, ifNoneMatchHits, viewOf } from "./etag.ts";
 import type { MeteringHook } from "./metering.ts";
 import type { PathParams, RouteTable } from "./route-table.ts";
 
@@ -41,6 +43,12 @@ export interface AgentCall {
   key?: AuthenticatedKey;
   requestId: string;
   logger: RequestLogger;
+  /**
+   * Set by a transport with validators (HTTP): a successful answer then carries an `ETag` (and
+   * its serialised body), and one whose tag `ifNoneMatch` matches becomes a body-less 304, which
+   * metering's settlement does not charge (etag.ts). Unset (MCP): neither.
+   */
+  conditional?: { ifNoneMatch: string | undefined };
 }
 
 /** What the pipeline answers: the transport serialises `body` and adds its own headers. */
@@ -49,6 +57,8 @@ export interface AgentAnswer extends Answer {
   key?: AuthenticatedKey;
   /** The matched route template, for the log line. */
   routeTemplate?: string;
+  /** The body as serialised for the tag (conditional calls), so the transport does not redo it. */
+  serialized?: string | Uint8Array;
 }
 
 /** What a route's own work receives once the pipeline admitted the call. */
@@ -101,8 +111,9 @@ interface CallState {
  * Runs one agent request through the pipeline, each step in order:
  *
  *   authenticate (401) -> match the route (404 / 405) -> resolve the organisation (400 / 403)
- *   -> required scope (403) -> meter (429 / 403 / 503) -> validate (400) -> handler -> settle
- *   metering with the final status -> one audit row.
+ *   -> required scope (403) -> meter (429 / 403 / 503) -> validate (400) -> handler -> entity
+ *   tag (304 when `If-None-Match` matches; conditional calls only) -> settle metering with the
+ *   final status -> one audit row.
  *
  * A step refuses by throwing a ServiceError, which becomes the answer; everything after a
  * refusal is skipped but the settlement (when metering admitted the call) and the audit row
@@ -167,12 +178,29 @@ async function serve(p: AgentPipeline, call: AgentCall, state: CallState): Promi
       admission,
     });
     answer = { status: 200, body: withAlerts(body, admission), headers: admission?.headers ?? {} };
+    if (call.conditional) {
+      const scopes = ctx?.scopes ?? state.key.scopes;
+      answer = tagged(answer, viewOf(route.template, scopes), call.conditional.ifNoneMatch);
+    }
   } catch (err) {
     answer = errorAnswer(err, call.requestId, call.logger);
   }
-  // A 400, 401, 403 or 5xx gives back what it should not pay for.
+  // A 304, 400, 401, 403 or 5xx gives back what it should not pay for (Metering.settle).
   await p.metering.settle(req, answer.status, admission);
   return answer;
+}
+
+/**
+ * Step 8 of a conditional call: the successful answer with its `ETag`, or, when `ifNoneMatch`
+ * matches it, a 304 with the same headers and no body (etag.ts: the tag hashes the body itself,
+ * so a 304 never hides a change).
+ */
+function tagged(answer: AgentAnswer, view: string, ifNoneMatch: string | undefined): AgentAnswer {
+  const serialized = serializeReusing(answer.body);
+  const tag = entityTag(serialized, view);
+  const headers = { ...answer.headers, ETag: tag };
+  if (ifNoneMatchHits(ifNoneMatch, tag)) return { status: 304, body: null, headers };
+  return { ...answer, headers, serialized };
 }
 
 /**

@@ -28,6 +28,7 @@ import type { AuthenticatedKey, OrgRef } from "../context.ts";
 import { ServiceError } from "../errors.ts";
 import { resolveTargetOrg } from "../keys/resolve-target-org.ts";
 import { withRetryTime } from "../ledger/retry-state.ts";
+import type { BurstLimitFigures } from "../status/get-status.ts";
 import {
   type BurstDecision,
   type BurstLimiter,
@@ -84,6 +85,8 @@ export interface MeterAdmission {
   figures: MeterFigures | null;
   /** Headers for a successful (2xx) response. */
   headers: Record<string, string>;
+  /** The burst cap the request was admitted under (its limiter's own figures; /status). */
+  burstLimit: BurstLimitFigures;
   burstToken: BurstToken | null;
   creditUseId: string | null;
 }
@@ -322,13 +325,21 @@ export class Metering {
     const headers = serviceHeaders(figures);
     headers["RateLimit-Policy"] = rateLimitPolicyField(policies);
     headers.RateLimit = rateLimitField(policies);
-    return { figures, headers, burstToken: burst.token, creditUseId };
+    return {
+      figures,
+      headers,
+      burstLimit: burstLimitOf(burst),
+      burstToken: burst.token,
+      creditUseId,
+    };
   }
 
   /**
-   * After the handler: a request refused later in the pipeline (400, 401, 403) gives back its
-   * burst slot and its credit; a 5xx gives back its credit (the burst slot stays used, so a
-   * failing endpoint cannot be hammered). Failures here are logged, never surfaced.
+   * After the handler, the one place the credit rule is applied: a request refused later in the
+   * pipeline (400, 401, 403) gives back its burst slot and its credit; a 5xx, and a 304 (a
+   * conditional GET whose tag still matches: nothing new was read), give back their credit but
+   * keep the burst slot used, so a failing endpoint cannot be hammered and revalidation stays
+   * under the burst cap. Failures here are logged, never surfaced.
    */
   async settle(_req: MeterRequest, status: number, admission?: MeterAdmission): Promise<void> {
     if (!admission) return;
@@ -338,7 +349,7 @@ export class Metering {
         this.logger.warn({ err }, "metering: could not release a burst slot");
       });
     }
-    if ((refused || status >= 500) && admission.creditUseId) {
+    if ((refused || status === 304 || status >= 500) && admission.creditUseId) {
       await this.store.refund(admission.creditUseId).catch((err: unknown) => {
         this.logger.error({ err }, "metering: could not refund a query credit");
       });
@@ -441,11 +452,16 @@ export class Metering {
   }
 }
 
+function burstLimitOf(d: BurstDecision): BurstLimitFigures {
+  return { limit: d.limit, windowSeconds: Math.round(d.windowMs / 1000) };
+}
+
 /** An admission without a billed organisation: the burst cap's headers only. */
 function unbilled(burst: BurstDecision, burstState: RateLimitPolicyState): MeterAdmission {
   return {
     figures: null,
     headers: rateLimitHeaders([burstState]),
+    burstLimit: burstLimitOf(burst),
     burstToken: burst.token,
     creditUseId: null,
   };

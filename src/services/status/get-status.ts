@@ -17,6 +17,13 @@ export interface StatusKey {
   lastUsedAt: string | null;
 }
 
+/** The burst cap this deployment applies (`burstLimit` of /status; BURST_LIMIT_PER_MINUTE). */
+export interface BurstLimitFigures {
+  /** Requests admitted per key per endpoint in any sliding window. */
+  limit: number;
+  windowSeconds: number;
+}
+
 /** The /status body before the pipeline adds alerts. */
 export interface StatusBody {
   subscription: MeterFigures["subscription"];
@@ -26,6 +33,7 @@ export interface StatusBody {
   environment: "dev" | "prod";
   /** When the organisation's ledger last synced successfully; null if never. */
   lastSuccessfulSync: string | null;
+  burstLimit: BurstLimitFigures;
 }
 
 /**
@@ -34,7 +42,12 @@ export interface StatusBody {
  */
 export async function getStatus(
   db: DbOrTx,
-  input: { ctx: ServiceContext; figures: MeterFigures; environment: "dev" | "prod" },
+  input: {
+    ctx: ServiceContext;
+    figures: MeterFigures;
+    environment: "dev" | "prod";
+    burstLimit: BurstLimitFigures;
+  },
 ): Promise<StatusBody> {
   const actor = input.ctx.actor;
   if (actor.type !== "apiKey") throw new NotFoundError("key");
@@ -62,5 +75,6 @@ export async function getStatus(
     },
     environment: input.environment,
     lastSuccessfulSync: ledger?.at ? ledger.at.toISOString() : null,
+    burstLimit: input.burstLimit,
   };
 }

@@ -115,6 +115,7 @@ describe(`registerOrgRoute (${testDriver})`, () => {
     expect(flat?.["x-required-scope"]).toBe("READ_CONTACTS");
     expect(Object.keys(flat?.responses ?? {}).sort()).toEqual([
       "200",
+      "304",
       "400",
       "401",
       "403",

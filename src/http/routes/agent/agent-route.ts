@@ -87,13 +87,38 @@ const SUCCESS_HEADERS = {
   ),
   "X-Service-Quota-Reset": header("Legacy daily bucket: next 00:00 UTC, ISO 8601."),
   "RateLimit-Policy": header(
-    'IETF RateLimit-Policy: `"burst";q=60;w=60` and, when the key has a billable seat, ' +
-      '`"credits";q=<allowance>;w=18000`.',
+    'IETF RateLimit-Policy: `"burst";q=<limit>;w=60` (60 unless the deployment sets ' +
+      "BURST_LIMIT_PER_MINUTE; `burstLimit` of /api/agent/status) and, when the key has a " +
+      'billable seat, `"credits";q=<allowance>;w=18000`.',
   ),
   RateLimit: header(
     'IETF RateLimit: `"burst";r=<left>;t=<s>, "credits";r=<left>;t=<s>`, where t is the seconds ' +
       "until r next grows (0 when nothing is waiting to free).",
   ),
+  ETag: header(
+    'Weak entity tag of this response (`W/"<22 characters>"`): a hash of the body and of the ' +
+      "key's view (route, scopes). Send it back as `If-None-Match` to get a 304 without a body " +
+      "and without using a query credit while nothing the key would read has changed.",
+  ),
+  "Cache-Control": header(
+    "`private, no-cache`: a client's own cache may keep the response, and revalidates it " +
+      "(If-None-Match) before reuse; shared caches must not keep it.",
+  ),
+  "Content-Encoding": header(
+    "`br` or `gzip` when the request's Accept-Encoding allows it and the body is at least " +
+      "1,024 bytes; absent otherwise.",
+  ),
+};
+
+/**
+ * The 304 of a conditional GET (docs/api.md, "Conditional requests"): the metering headers, the
+ * tag and Cache-Control, no body.
+ */
+const NOT_MODIFIED = {
+  description:
+    "Not Modified: the request's `If-None-Match` names this response's current `ETag` (or is " +
+    "`*`). No body; uses no query credit (the burst cap still counts it); audited like any call.",
+  headers: SUCCESS_HEADERS,
 };
 
 /** Error responses with the metering headers on 429 and 503. */
@@ -121,7 +146,7 @@ function meteringSentence(chargesCredit: boolean): string {
   return chargesCredit
     ? "Metering: burst cap of 60 requests per sliding minute per key per endpoint, then one " +
         "query credit from the rolling 5-hour window of (key creator, billing account of the " +
-        "organisation); a 5xx gives the credit back."
+        "organisation); a 5xx, or a 304 to `If-None-Match`, gives the credit back."
     : "Metering: burst cap of 60 requests per sliding minute per key per endpoint; uses no " +
         "query credit.";
 }
@@ -223,6 +248,7 @@ export function registerOrgRoute<
           headers: SUCCESS_HEADERS,
           content: { "application/json": { schema: documentedWithAlerts(spec.response.schema) } },
         },
+        304: NOT_MODIFIED,
         ...pipelineErrorResponses(codes),
       },
     });
@@ -278,6 +304,7 @@ export function registerKeyRoute<S extends z.ZodType>(
         headers: SUCCESS_HEADERS,
         content: { "application/json": { schema: documentedWithAlerts(spec.response.schema) } },
       },
+      304: NOT_MODIFIED,
       ...pipelineErrorResponses([
         "unauthorized",
         "rate_limited",

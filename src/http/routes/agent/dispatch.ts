@@ -3,10 +3,13 @@ import type { Db } from "../../../db/client.ts";
 import type { Clock } from "../../../domain/clock.ts";
 import type { Logger } from "../../../logger.ts";
 import { type AuditWriter, immediateAuditWriter } from "../../../services/audit/audit-writer.ts";
+import { serializeReusing } from "../../../services/json-reuse.ts";
 import type { VerifiedKeyCache } from "../../../services/keys/verified-key-cache.ts";
 import type { Api } from "../../api.ts";
+import { COMPRESS_MIN_BYTES, compress, negotiateEncoding } from "../../compression.ts";
 import type { AppEnv } from "../../env.ts";
 import {
+  type AgentAnswer,
   type AgentCall,
   type AgentPipeline,
   type AgentRoute,
@@ -15,7 +18,6 @@ import {
 } from "../../pipeline/agent-call.ts";
 import type { MeteringHook } from "../../pipeline/metering.ts";
 import { RouteTable } from "../../pipeline/route-table.ts";
-import { jsonResponse } from "../../request-id.ts";
 import { beginRequest, logRequest } from "../../request-log.ts";
 import { AGENT_PREFIX, type PipelineDeps } from "./agent-route.ts";
 
@@ -61,12 +63,47 @@ export function mountAgentApi(
     if (answer.key) c.set("key", answer.key);
     if (answer.routeTemplate) c.set("routeTemplate", answer.routeTemplate);
     logRequest(c, deps.logger, started, answer.status);
-    return jsonResponse(answer.body, answer.status, answer.headers, c.get("requestId"));
+    return await agentResponse(answer, c.get("requestId"), c.req.header("accept-encoding"));
   });
   return { db: deps.db, routes: pipeline.routes, pipeline };
 }
 
-/** The agent call an HTTP request is. */
+/**
+ * Every agent response: `Cache-Control: private, no-cache` (a cache may keep it for this client
+ * only, and must revalidate it with its `ETag` before reuse) and `Vary` on the headers that
+ * change it.
+ */
+const AGENT_CACHE_HEADERS = {
+  "Cache-Control": "private, no-cache",
+  Vary: "Authorization, Accept-Encoding",
+} as const;
+
+/**
+ * The HTTP response of an answer: its JSON body (the serialisation the entity tag hashed, when
+ * there is one), compressed with Brotli or gzip when the client accepts it and the body reaches
+ * COMPRESS_MIN_BYTES; a 304 has no body.
+ */
+async function agentResponse(
+  answer: AgentAnswer,
+  requestId: string,
+  acceptEncoding: string | undefined,
+): Promise<Response> {
+  const headers: Record<string, string> = {
+    ...answer.headers,
+    ...AGENT_CACHE_HEADERS,
+    "X-Request-Id": requestId,
+  };
+  if (answer.status === 304) return new Response(null, { status: 304, headers });
+  headers["Content-Type"] = "application/json";
+  const serialized = answer.serialized ?? serializeReusing(answer.body);
+  const bytes = typeof serialized === "string" ? Buffer.from(serialized, "utf8") : serialized;
+  const coding = bytes.byteLength >= COMPRESS_MIN_BYTES ? negotiateEncoding(acceptEncoding) : null;
+  if (!coding) return new Response(bytes, { status: answer.status, headers });
+  headers["Content-Encoding"] = coding;
+  return new Response(await compress(bytes, coding), { status: answer.status, headers });
+}
+
+/** The agent call an HTTP request is: conditional (ETag, 304) for GET and HEAD. */
 function agentCallOf(c: Context<AppEnv>): AgentCall {
   return {
     method: c.req.method,
@@ -75,6 +112,7 @@ function agentCallOf(c: Context<AppEnv>): AgentCall {
     authorization: c.req.header("authorization"),
     requestId: c.get("requestId"),
     logger: c.get("logger"),
+    conditional: { ifNoneMatch: c.req.header("if-none-match") },
   };
 }
 

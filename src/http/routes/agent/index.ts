@@ -3,7 +3,7 @@ import { listPaging } from "../../../services/lists/paging.ts";
 import type { Api } from "../../api.ts";
 import type { AppDeps } from "../../env.ts";
 import type { AgentPipeline } from "../../pipeline/agent-call.ts";
-import { createMetering } from "../../pipeline/metering.ts";
+import { createMetering, meteringLimitsOf } from "../../pipeline/metering.ts";
 import { registerGetAccountBalances } from "./account-balances/index.ts";
 import { type ListRouteDeps, OPENAPI_PATH } from "./agent-route.ts";
 import { registerListBankAccounts } from "./bank-accounts/index.ts";
@@ -45,7 +45,9 @@ export function registerAgentApi(
     clock: deps.clock,
     logger: deps.logger,
     // The real metering unless the caller brings one (main.ts adds Redis; tests may pass noop).
-    metering: deps.metering ?? createMetering({ db, logger: deps.logger }),
+    metering:
+      deps.metering ??
+      createMetering({ db, logger: deps.logger, limits: meteringLimitsOf(deps.config) }),
     auditWriter: deps.auditWriter,
     keyCache: deps.keyCache,
     publicPaths: [OPENAPI_PATH],
@@ -71,7 +73,10 @@ export function registerAgentApi(
   registerCohortSummary(api, pipeline);
   registerDailySummary(api, pipeline);
   registerDailyBrief(api, pipeline);
-  registerGetStatus(api, pipeline, { environment: deps.config.CASHRUNWAY_ENV });
+  registerGetStatus(api, pipeline, {
+    environment: deps.config.CASHRUNWAY_ENV,
+    limits: meteringLimitsOf(deps.config),
+  });
   // Last: the first registered route answering a path wins (the route table refuses a static
   // path an earlier pattern answers), so /contacts/{id} follows every static /contacts/<word>.
   registerGetContact(api, pipeline);

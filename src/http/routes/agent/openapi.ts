@@ -37,16 +37,31 @@ const API_DESCRIPTION = [
     "`HEAD` on a route answers as `GET` without the body, and is metered and audited the same.",
   "",
   "**Metering.** After authentication, organisation and scope, every request passes the burst " +
-    "cap (60 requests per sliding minute per key per endpoint; the flat and nested forms are one " +
-    "endpoint), then uses one query credit from the rolling 5-hour window of (key creator, " +
+    "cap (60 requests per sliding minute per key per endpoint, unless the deployment sets " +
+    "another with `BURST_LIMIT_PER_MINUTE`: `RateLimit-Policy` and `/status` `burstLimit` carry " +
+    "the figure in force; the flat and nested forms are one endpoint), then uses one query credit from the rolling 5-hour window of (key creator, " +
     "billing account of the organisation): Free 10, Pocket 50, Wallet 250, Vault 1,000, " +
     "Reserve 5,000. `/api/agent/status` uses no credit. Refused requests use nothing past the " +
-    "refusing step, and a 5xx gives its credit back. A key whose user holds no seat on the " +
+    "refusing step, and a 5xx gives its credit back (so does a 304, below). A key whose user holds no seat on the " +
     "organisation's billing account gets 403 `no_billable_seat` (its `/status` still answers, " +
     "with `usage: null`); when credits cannot be checked the answer is 503, never unmetered data. " +
     "Every 429 carries `Retry-After`; successful responses carry `X-Service-*`, `RateLimit` and " +
     "`RateLimit-Policy` headers, and `billingAlert` / `ledgerAlert` in the body when attention is " +
     "needed.",
+  "",
+  "**Conditional requests and compression.** Every successful `GET` carries a weak `ETag` " +
+    "computed from the response body itself (alerts included) and the key's view (route, " +
+    "scopes), so it changes whenever anything the key would read changes: an import or sync, a " +
+    "recomputed forecast, a sensitive flag, a scope, a figure that moves with the date. Sent back " +
+    "as `If-None-Match`, a tag that still matches answers `304 Not Modified` with no body and the " +
+    "same headers; a 304 uses no query credit (it is taken at admission and given back once the " +
+    "tag matches, so a conditional request still needs a credit available at that moment), is " +
+    "still counted by the burst cap and still audited. The handler still runs: a 304 saves the " +
+    "credit and the transfer, not the server's work. A `billingAlert` whose figures change " +
+    "with each call (credits running low) changes the tag too. Every agent response carries " +
+    "`Cache-Control: private, no-cache` and `Vary: Authorization, Accept-Encoding`. Bodies of " +
+    "1,024 bytes or more are compressed with Brotli or gzip when `Accept-Encoding` allows it " +
+    "(Brotli preferred at equal weight); the tag is the same for every coding.",
   "",
   "**Sensitive data.** Without `READ_SENSITIVE`, rows flagged sensitive are absent from lists " +
     "and counted in `redactedItemCount`.",

@@ -1,4 +1,4 @@
-import type { MeteringLimits } from "../../../../domain/metering/plans.ts";
+import { DEFAULT_LIMITS, type MeteringLimits } from "../../../../domain/metering/plans.ts";
 import { readMeterFigures } from "../../../../services/metering/metering.ts";
 import { getStatus } from "../../../../services/status/get-status.ts";
 import type { Api } from "../../../api.ts";
@@ -33,6 +33,12 @@ export const registerGetStatus = (
       const figures =
         admission?.figures ??
         (await readMeterFigures(deps.db, { key, org: ctx.org, now: ctx.now, limits: opts.limits }));
-      return getStatus(deps.db, { ctx, figures, environment: opts.environment });
+      // The limiter's own figures when metering admitted the call; else the configured ones.
+      const limits = opts.limits ?? DEFAULT_LIMITS;
+      const burstLimit = admission?.burstLimit ?? {
+        limit: limits.burstLimit,
+        windowSeconds: Math.round(limits.burstWindowMs / 1000),
+      };
+      return getStatus(deps.db, { ctx, figures, environment: opts.environment, burstLimit });
     },
   });

@@ -96,6 +96,18 @@ export const StatusKeySchema = z
   })
   .openapi("StatusKey");
 
+export const BurstLimitSchema = z
+  .object({
+    limit: int("Requests admitted per key per endpoint in any sliding window.", 60),
+    windowSeconds: int("The window, in seconds.", 60),
+  })
+  .openapi("BurstLimit", {
+    description:
+      "The burst cap this deployment applies: the spec's 60 per minute unless the operator set " +
+      "`BURST_LIMIT_PER_MINUTE` (the `burst` policy of `RateLimit-Policy` carries the same " +
+      "figures). An addition to the spec's StatusResponse.",
+  });
+
 export const StatusResponseSchema = withAlerts(
   z.object({
     subscription: SubscriptionSchema,
@@ -117,6 +129,7 @@ export const StatusResponseSchema = withAlerts(
           "addition to the spec's StatusResponse.",
         example: "2026-03-01T06:00:00.000Z",
       }),
+    burstLimit: BurstLimitSchema,
   }),
 ).openapi("StatusResponse", {
   description: "Billing, quota, credit window and key context for session bootstrap.",
