@@ -5,9 +5,11 @@ import { eq } from "drizzle-orm";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { organisations, seats } from "../../src/db/schema/index.ts";
+import { addDays } from "../../src/domain/forecasting/dates.ts";
 import { money } from "../../src/domain/money.ts";
 import { runBrief } from "../../src/services/brief/run-brief.ts";
 import { seedDemo } from "../../src/services/demo/seed-demo.ts";
+import { recordForecastHistory } from "../../src/services/forecast/history.ts";
 import { setDemoOwnerPassword } from "../../src/services/web-auth/set-password.ts";
 import { TEST_NOW, type TestApp, testApp } from "../helpers/api.ts";
 import { testDriver } from "../helpers/test-db.ts";
@@ -98,6 +100,68 @@ describe.skipIf(!hasChromium)(`owner's screens in headless Chromium (${testDrive
     const labels = await page.locator("#forecast svg text.date").allTextContents();
     expect(labels).toHaveLength(13);
     expect(labels[0]).toMatch(/^\d{1,2} [A-Z][a-z]{2}$/);
+  });
+
+  it("draws the track record: the forecast made N weeks ahead against actual cash, as the API gives it", async () => {
+    // Two kept forecasts of the week of 23 Feb: made that Monday (1 week ahead) and on 2 Feb (4).
+    const weeksFrom = (monday: string, start: number) =>
+      Array.from({ length: 13 }, (_, i) => {
+        const weekStart = addDays(monday, 7 * i);
+        return {
+          weekStart,
+          weekEnd: addDays(weekStart, 6),
+          inflow: "1000",
+          outflow: "500",
+          closing: String(start + 500 * (i + 1)),
+        };
+      });
+    for (const [asOfDate, start] of [
+      ["2026-02-02", 90_000],
+      ["2026-02-23", 120_000],
+    ] as const) {
+      await recordForecastHistory(t.db, {
+        orgId,
+        asOfDate,
+        scenarioId: "scn_kept",
+        computedAt: TEST_NOW,
+        startingCash: String(start),
+        weeks: weeksFrom(asOfDate, start) as never,
+      });
+    }
+    type Variance = {
+      variance: {
+        weeks: {
+          weekStart: string;
+          actual: { closing: string };
+          forecasts: { horizon: number; closing: string }[];
+        }[];
+      };
+    };
+    const { variance } = await api<Variance>("/forecast?variance=true");
+    for (const horizon of [1, 4]) {
+      await page.goto(`${base}/?horizon=${horizon}#track-record`);
+      const drawn = await page
+        .locator("#variance-chart circle[data-week]")
+        .evaluateAll((els) =>
+          els.map((e) => [
+            e.getAttribute("data-week"),
+            e.getAttribute("data-forecast"),
+            e.getAttribute("data-actual"),
+          ]),
+        );
+      const expected = [...variance.weeks]
+        .reverse()
+        .flatMap((w) =>
+          w.forecasts
+            .filter((f) => f.horizon === horizon)
+            .map((f) => [w.weekStart, f.closing, w.actual.closing]),
+        );
+      expect(drawn, `horizon ${horizon}`).toEqual(expected);
+      expect(drawn.length, `horizon ${horizon}`).toBeGreaterThan(0);
+      await expect(page.locator("#variance-summary").textContent()).resolves.toMatch(
+        /Over \d+ weeks?: off by/,
+      );
+    }
   });
 
   it("ages the open receivables to the sum of the open invoices the API lists", async () => {

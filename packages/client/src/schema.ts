@@ -1181,18 +1181,26 @@ export interface components {
              */
             severity: "warn" | "critical";
             /**
-             * @description `reconnect_required` (critical): token expired or circuit breaker open; data is stale and will not update. `service_issue` (warn): the ledger returns errors and syncs are retried; data may be up to 12 hours old. `no_connection` (warn): no ledger connected (an organisation fed by imported files counts as connected to its file source).
-             * @example reconnect_required
+             * @description `reconnect_required` (critical): the ledger refused our authorization (consent revoked, refresh token expired or refused); data is stale and will not update until an owner or admin reconnects. `service_issue` (warn): syncs are failing and retried automatically: the ledger returns errors (its circuit breaker is open until a trial call succeeds), refuses calls (429), the organisation's daily call budget is spent (retried after the next UTC midnight), or a sync failed on a malformed record; data may be up to 12 hours old. The spec lists a tripped circuit breaker under `reconnect_required`; here it is `service_issue`, because the breaker closes by itself and needs no one to act. `no_connection` (warn): no ledger connected, or disconnected (the data shown is what the last sync read and no longer updates). An organisation fed by imported files counts as connected to its file source.
+             * @example service_issue
              * @enum {string}
              */
             kind: "reconnect_required" | "service_issue" | "no_connection";
-            /** @description Plain-language explanation. */
+            /**
+             * @description Plain-language explanation. For `service_issue` it says why syncs wait and when the next attempt is (`next attempt at 2026-03-01 10:01 UTC`, or `next attempt due now`).
+             * @example The ledger's daily call limit for this organisation is used up, so syncs pause until it resets (next attempt at 2026-03-02 00:00 UTC); data may be up to 12 hours old.
+             */
             message: string;
             /**
              * @description When the last sync succeeded (ISO 8601); null if never.
              * @example 2026-03-01T06:00:00.000Z
              */
             lastSuccessfulSync: string | null;
+            /**
+             * @description `service_issue` of a live ledger connection only: when the service will try the ledger again (ISO 8601). An addition to the spec's fields; the message says it too. Absent when the time is not known (a state set by an operator).
+             * @example 2026-03-02T00:00:00.000Z
+             */
+            nextAttemptAt?: string;
             cta: components["schemas"]["AlertCta"];
         };
         /** @description Every error: `{ error: <code>, ... }`. */
@@ -2045,6 +2053,7 @@ export interface components {
                 /** @description Backtest errors available per week (horizon 1 to 13). */
                 residualCounts: number[];
             };
+            variance?: components["schemas"]["ForecastVariance"];
             /** @description At most 3 notes, most impactful first (docs/insights.md). */
             notesForAgent?: components["schemas"]["AgentNote"][];
             billingAlert?: components["schemas"]["BillingAlert"];
@@ -2146,6 +2155,124 @@ export interface components {
                     };
                 };
             };
+        };
+        /** @description Additive (not in the spec), present only with `variance=true`: the track record of the organisation's BASE forecast (whatever `scenarioId` asks). The service keeps each day's served BASE forecast (the last one of the local day) for 371 days; once a week has passed, each forecast made of it is set against what happened, by week and by direction (closing, inflow, outflow). */
+        ForecastVariance: {
+            /**
+             * @description The organisation's today: weeks ending before it are complete.
+             * @example 2026-03-10
+             */
+            asOfDate: string;
+            /**
+             * @description The oldest kept forecast's day (history is kept 371 days); null before the first.
+             * @example 2025-12-01
+             */
+            keptSince: string | null;
+            /** @description Completed weeks with at least one kept forecast, latest first (up to 13). */
+            weeks: {
+                /** @example 2026-03-02 */
+                weekStart: string;
+                /** @example 2026-03-08 */
+                weekEnd: string;
+                /** @description What happened in the included bank accounts: today's cash walked back through every payment and bank line since (as the backtest does; an operator override is not used). */
+                actual: {
+                    /**
+                     * @description Cash at the end of the day before weekStart. Canonical decimal string.
+                     * @example 601000
+                     */
+                    opening: string;
+                    /**
+                     * @description Σ money received in the week. Canonical decimal string.
+                     * @example 32715.15
+                     */
+                    inflow: string;
+                    /**
+                     * @description Σ money paid out in the week. Canonical decimal string.
+                     * @example 18715.35
+                     */
+                    outflow: string;
+                    /**
+                     * @description Cash at the end of weekEnd. Canonical decimal string.
+                     * @example 609109.26
+                     */
+                    closing: string;
+                };
+                /** @description The kept BASE forecasts of the week, by horizon (1 first); horizons never kept are absent. */
+                forecasts: {
+                    /**
+                     * @description Weeks ahead it was made: 1 during the week itself, h the week h − 1 weeks before.
+                     * @example 4
+                     */
+                    horizon: number;
+                    /**
+                     * @description The local day it was made on: the first kept day of its week 1.
+                     * @example 2026-02-16
+                     */
+                    madeOn: string;
+                    /**
+                     * @description Forecast inflow of the week. Canonical decimal string.
+                     * @example 31915.15
+                     */
+                    inflow: string;
+                    /**
+                     * @description Forecast outflow of the week. Canonical decimal string.
+                     * @example 19435.75
+                     */
+                    outflow: string;
+                    /**
+                     * @description Forecast closing cash of the week. Canonical decimal string.
+                     * @example 607588.86
+                     */
+                    closing: string;
+                    /**
+                     * @description The band's low end when the forecast had one. Canonical decimal string.
+                     * @example 571204.10
+                     */
+                    closingLow?: string;
+                    /**
+                     * @description The band's high end when the forecast had one. Canonical decimal string.
+                     * @example 622950.37
+                     */
+                    closingHigh?: string;
+                    /**
+                     * @description closing − actual closing (positive: too high). Canonical decimal string.
+                     * @example -1520.4
+                     */
+                    closingError: string;
+                    /**
+                     * @description inflow − actual inflow. Canonical decimal string.
+                     * @example -800
+                     */
+                    inflowError: string;
+                    /**
+                     * @description outflow − actual outflow. Canonical decimal string.
+                     * @example 720.4
+                     */
+                    outflowError: string;
+                    /** @description Whether the actual closing fell inside the band; absent without a band. */
+                    withinBand?: boolean;
+                }[];
+            }[];
+            /** @description Per horizon with at least one scored week. */
+            byHorizon: {
+                /** @example 1 */
+                horizon: number;
+                /**
+                 * @description Weeks scored at this horizon.
+                 * @example 9
+                 */
+                weeks: number;
+                /**
+                 * @description Mean |closingError| over those weeks. Canonical decimal string.
+                 * @example 2310.55
+                 */
+                meanAbsoluteError: string;
+                /**
+                 * @description Mean closingError (positive: too high on average). Canonical decimal string.
+                 * @example -410.2
+                 */
+                bias: string;
+            }[];
         };
         AccountBalancesResponse: {
             /** @example 2026-03-10 */
@@ -5916,6 +6043,8 @@ export interface operations {
             query?: {
                 /** @description A scenario of the organisation; default its BASE scenario. */
                 scenarioId?: string;
+                /** @description Additive (not in the spec): when true, adds `variance`, the BASE forecast's track record over the last 13 completed weeks (forecast made N weeks ahead against actual cash). Accepts `true`/`1` and `false`/`0` only; anything else answers 400 `invalid_parameter`. */
+                variance?: "true" | "false" | "1" | "0";
             };
             header?: never;
             path?: never;
@@ -6061,6 +6190,8 @@ export interface operations {
             query?: {
                 /** @description A scenario of the organisation; default its BASE scenario. */
                 scenarioId?: string;
+                /** @description Additive (not in the spec): when true, adds `variance`, the BASE forecast's track record over the last 13 completed weeks (forecast made N weeks ahead against actual cash). Accepts `true`/`1` and `false`/`0` only; anything else answers 400 `invalid_parameter`. */
+                variance?: "true" | "false" | "1" | "0";
             };
             header?: never;
             path: {

@@ -4,8 +4,21 @@ import type { ScenarioAssumptions } from "../../domain/forecasting/types.ts";
 import { quoted } from "../../domain/quoted.ts";
 import { ServiceError } from "../../services/errors.ts";
 import { backtestOrganisation } from "../../services/forecast/backtest.ts";
-import { explainForecastWeek } from "../../services/forecast/explain.ts";
+import {
+  type ExcludedItem,
+  explainForecastItems,
+  explainForecastWeek,
+  type ItemsExplanation,
+  type LearnedParameters,
+  type NamedLine,
+} from "../../services/forecast/explain.ts";
 import { getForecast } from "../../services/forecast/get-forecast.ts";
+import {
+  type ForecastVariance,
+  getForecastVariance,
+  MAX_VARIANCE_WEEKS,
+  VARIANCE_WEEKS,
+} from "../../services/forecast/history.ts";
 import {
   recomputeForecasts,
   recomputeStaleForecasts,
@@ -37,11 +50,13 @@ async function withDb<T>(ctx: CliContext, f: (db: DbOf) => Promise<T>): Promise<
  *   forecast recompute --org ID        every scenario, now (also after each import and daily)
  *   forecast recompute --stale         organisations whose forecast is from an earlier day (cron)
  *   forecast show --org ID [--scenario SCN]
- *   forecast explain --org ID --week N [--scenario SCN]   the lines behind a week
+ *   forecast explain --org ID (--week N | --invoice NUMBER | --contact NAME) [--scenario SCN]
+ *       [--include-sensitive]   the lines behind a week, an invoice or a contact, and exclusions
+ *   forecast variance --org ID [--weeks N]   past weeks' kept forecasts against actual cash
  */
 export const forecastCommand = defineCommand({
   name: "forecast",
-  summary: "the 13-week cash forecast: recompute, show, explain a week",
+  summary: "the 13-week cash forecast: recompute, show, explain, track record",
   flags: {
     org: { value: "ID", description: "the organisation" },
     stale: {
@@ -52,6 +67,22 @@ export const forecastCommand = defineCommand({
       description: "show, explain: the scenario (default BASE; scenario list shows the ids)",
     },
     week: { value: "N", description: "explain: the week, 1 to 13" },
+    invoice: {
+      value: "NUMBER",
+      description: "explain: an invoice, bill or purchase order by its number",
+    },
+    contact: {
+      value: "NAME",
+      description: "explain: a customer or supplier by name (exact, else every name containing it)",
+    },
+    "include-sensitive": {
+      description:
+        "explain: name sensitive contacts' items (hidden by default, as for a key without READ_SENSITIVE)",
+    },
+    weeks: {
+      value: "N",
+      description: `variance: completed weeks to show, 1 to ${MAX_VARIANCE_WEEKS} (default ${VARIANCE_WEEKS})`,
+    },
   },
   subcommands: [
     {
@@ -72,16 +103,29 @@ export const forecastCommand = defineCommand({
     },
     {
       name: "explain",
-      summary: "the items behind one week's numbers",
+      summary: "the items behind a week, an invoice or a contact, what was excluded and why",
       usage: [
-        "forecast explain --org ID --week N [--scenario SCN]   the items behind a week's numbers",
+        "forecast explain --org ID (--week N | --invoice NUMBER | --contact NAME) [--scenario SCN] [--include-sensitive]   the items behind a week, an invoice or a contact",
       ],
-      flags: ["org", "week", "scenario"],
-      examples: ["forecast explain --org org_tpxprxz2g0095ksv8z2r --week 3"],
+      flags: ["org", "week", "invoice", "contact", "include-sensitive", "scenario"],
+      examples: [
+        "forecast explain --org org_tpxprxz2g0095ksv8z2r --week 3",
+        "forecast explain --org org_tpxprxz2g0095ksv8z2r --invoice INV-0042",
+        'forecast explain --org org_tpxprxz2g0095ksv8z2r --contact "Harbourside"',
+      ],
+    },
+    {
+      name: "variance",
+      summary: "the track record: past weeks' forecasts against actual cash",
+      usage: [
+        "forecast variance --org ID [--weeks N]        forecast made N weeks ahead vs actual cash",
+      ],
+      flags: ["org", "weeks"],
+      examples: ["forecast variance --org org_tpxprxz2g0095ksv8z2r --weeks 4"],
     },
   ],
   async run(args, ctx) {
-    const sub = args.positional(0, "a subcommand: recompute, show or explain");
+    const sub = args.positional(0, "a subcommand: recompute, show, explain or variance");
     if (sub === "recompute") {
       args.allowOnly("org", "stale");
       const stale = args.bool("stale");
@@ -135,32 +179,43 @@ export const forecastCommand = defineCommand({
       return;
     }
     if (sub === "explain") {
-      args.allowOnly("org", "scenario", "week");
+      args.allowOnly("org", "scenario", "week", "invoice", "contact", "include-sensitive");
       const orgId = args.requireString("org");
       const week = args.int("week", 1, 13);
-      if (week === undefined) throw new UsageError("--week N (1 to 13) is required");
+      const invoice = args.string("invoice");
+      const contact = args.string("contact");
+      const given = [week, invoice, contact].filter((x) => x !== undefined).length;
+      if (given !== 1) {
+        throw new UsageError(
+          "give exactly one of --week N (1 to 13), --invoice NUMBER or --contact NAME",
+        );
+      }
+      const seesSensitive = args.bool("include-sensitive");
       await withDb(ctx, async (db) => {
         await requireOrganisation(db, orgId);
         const scenarioId = args.string("scenario");
-        const e = await explainForecastWeek(db, {
-          orgId,
-          week,
-          ...(scenarioId ? { scenarioId } : {}),
-        });
+        const scenario = scenarioId ? { scenarioId } : {};
+        if (week === undefined) {
+          const e = await explainForecastItems(db, {
+            orgId,
+            seesSensitive,
+            ...scenario,
+            ...(invoice !== undefined ? { invoice } : { contact: contact ?? "" }),
+          });
+          ctx.print({ ...e }, itemsLines(e));
+          return;
+        }
+        const e = await explainForecastWeek(db, { orgId, week, seesSensitive, ...scenario });
         ctx.print({ ...e }, [
           `Week ${week} (${e.week.weekStart} – ${e.week.weekEnd}) of ${e.scenarioName}: opening ${e.week.opening}, ` +
             `in ${e.week.inflow}, out ${e.week.outflow}, closing ${e.week.closing}`,
-          ...e.lines.map(
-            (l) =>
-              `  ${l.direction === "in" ? "+" : "-"} ${l.amount.padStart(12)}  ${l.source.padEnd(15)} ${l.itemId}  ${l.date}` +
-              `${l.weight ? ` × ${l.weight}` : ""}${l.overdue ? " overdue" : ""}${l.note ? `  ${l.note}` : ""}`,
-          ),
+          ...e.lines.map((l) => `  ${lineText(l)}`),
           ...(e.predicted.length > 0 ? ["  predicted, by customer or supplier:"] : []),
           ...e.predicted
             .slice(0, 20)
             .map(
               (p) =>
-                `    ${p.direction === "in" ? "+" : "-"} ${p.amount.padStart(12)}  ${p.contactId} (${p.expectedOrders} expected)`,
+                `    ${p.direction === "in" ? "+" : "-"} ${p.amount.padStart(12)}  ${p.contactName ?? p.contactId} (${p.expectedOrders} expected)`,
             ),
           ...(e.predicted.length > 20
             ? [`    … and ${e.predicted.length - 20} more (--json lists all)`]
@@ -169,20 +224,140 @@ export const forecastCommand = defineCommand({
             (r) =>
               `    ${r.direction === "in" ? "+" : "-"} ${r.amount.padStart(12)}  run rate of other ${r.kind}`,
           ),
-          ...(e.learned.purchaseOrderLags.length > 0
-            ? ["  learned: purchase orders paid after delivery"]
-            : []),
-          ...e.learned.purchaseOrderLags.map(
-            (l) =>
-              `    ${(l.contactId ?? "organisation").padEnd(38)} ${String(l.lagDays).padStart(4)} days  (${l.observations} paid orders delivered ${l.from} to ${l.to})`,
-          ),
+          ...excludedLines(e.excluded),
+          ...learnedLines(e.learned),
+          ...redactedLine(e.redactedItemCount),
         ]);
       });
       return;
     }
-    throw new UsageError(`unknown subcommand "forecast ${sub}" (recompute, show, explain)`);
+    if (sub === "variance") {
+      args.allowOnly("org", "weeks");
+      const orgId = args.requireString("org");
+      const weeks = args.int("weeks", 1, MAX_VARIANCE_WEEKS) ?? VARIANCE_WEEKS;
+      await withDb(ctx, async (db) => {
+        const v = await getForecastVariance({
+          ctx: await systemContext(db, orgId, ctx.clock.now()),
+          weeks,
+        });
+        ctx.print({ orgId, ...v }, varianceLines(v));
+      });
+      return;
+    }
+    throw new UsageError(
+      `unknown subcommand "forecast ${sub}" (recompute, show, explain, variance)`,
+    );
   },
 });
+
+/** One line behind a week: sign, amount, what it is (number, contact, account), date. */
+function lineText(l: NamedLine): string {
+  const who = [l.label, l.contactName, l.accountName].filter((x) => x !== null).join(" · ");
+  return (
+    `${l.direction === "in" ? "+" : "-"} ${l.amount.padStart(12)}  ${who}  ${l.date}` +
+    `${l.weight ? ` × ${l.weight}` : ""}${l.overdue ? " overdue" : ""}  [${l.source} ${l.itemId}]`
+  );
+}
+
+/** What the forecast left out, and why (the first 20; --json lists all). */
+function excludedLines(excluded: ExcludedItem[]): string[] {
+  if (excluded.length === 0) return ["  excluded: nothing"];
+  return [
+    `  excluded (${excluded.length}):`,
+    ...excluded
+      .slice(0, 20)
+      .map(
+        (e) =>
+          `    ${[e.label, e.contactName].filter((x) => x !== null).join(" · ")}: ${e.reason}  [${e.itemId}]`,
+      ),
+    ...(excluded.length > 20 ? [`    … and ${excluded.length - 20} more (--json lists all)`] : []),
+  ];
+}
+
+const EVIDENCE = new Set(["contactId", "contactName", "observations", "from", "to"]);
+
+/**
+ * Every learned parameter with its evidence, whatever kinds and fields the engine stores:
+ * `purchaseOrderLags` reads "purchase order lags", each entry its fields then
+ * (N observations, from … to …).
+ */
+function learnedLines(learned: LearnedParameters): string[] {
+  const out: string[] = [];
+  for (const [kind, entries] of Object.entries(learned)) {
+    if (entries.length === 0) continue;
+    const words = kind.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase();
+    out.push(`  learned: ${words} (${entries.length})`);
+    for (const e of entries.slice(0, 20)) {
+      const who = typeof e.contactName === "string" ? e.contactName : "organisation";
+      const fields = Object.entries(e)
+        .filter(([k]) => !EVIDENCE.has(k))
+        .map(([k, v]) => `${k} ${typeof v === "object" ? JSON.stringify(v) : String(v)}`);
+      const evidence =
+        e.observations !== undefined
+          ? ` (${String(e.observations)} observations${e.from !== undefined ? `, ${String(e.from)} to ${String(e.to)}` : ""})`
+          : "";
+      out.push(`    ${who}: ${fields.join(", ")}${evidence}`);
+    }
+    if (entries.length > 20) out.push(`    … and ${entries.length - 20} more (--json lists all)`);
+  }
+  return out;
+}
+
+function redactedLine(count: number): string[] {
+  return count > 0
+    ? [`  ${count} item(s) of sensitive contacts not named (--include-sensitive names them)`]
+    : [];
+}
+
+/** An invoice's or a contact's place in the forecast, as text. */
+function itemsLines(e: ItemsExplanation): string[] {
+  const what =
+    e.query.invoice !== undefined
+      ? `invoice ${e.query.invoice}`
+      : `contact ${e.matched.contacts.map((c) => c.name).join(", ")}`;
+  return [
+    `${what} in ${e.scenarioName} (computed ${e.computedAt}):`,
+    ...(e.lines.length === 0 ? ["  no line in the 13 weeks"] : []),
+    ...e.lines.map((l) => `  week ${String(l.week).padStart(2)}  ${lineText(l)}`),
+    ...(e.predicted.length > 0 ? ["  predicted orders:"] : []),
+    ...e.predicted.map(
+      (p) =>
+        `  week ${String(p.week).padStart(2)}  ${p.direction === "in" ? "+" : "-"} ${p.amount.padStart(12)}  (${p.expectedOrders} expected)`,
+    ),
+    ...e.recurring.map(
+      (r) => `  recurring ${r.kind}: ${r.amount} ${r.cadence}, last ${r.lastDate}`,
+    ),
+    ...excludedLines(e.excluded),
+    ...learnedLines(e.learned),
+    ...redactedLine(e.redactedItemCount),
+  ];
+}
+
+/** The track record as text: per week, actual then each horizon's forecast and error. */
+function varianceLines(v: ForecastVariance): string[] {
+  if (v.weeks.length === 0) {
+    return [
+      v.keptSince === null
+        ? "No forecast kept yet: the track record starts with the next recompute."
+        : `Forecasts kept since ${v.keptSince}; no week has passed since then yet.`,
+    ];
+  }
+  return [
+    `Track record of the BASE forecast as at ${v.asOfDate} (kept since ${v.keptSince}); error = forecast − actual`,
+    "week        horizon  made on         closing    actual closing         error      inflow err     outflow err",
+    ...v.weeks.flatMap((w) =>
+      w.forecasts.map(
+        (f) =>
+          `${w.weekStart} ${String(f.horizon).padStart(7)}  ${f.madeOn} ${f.closing.padStart(14)} ${w.actual.closing.padStart(17)} ${f.closingError.padStart(13)} ${f.inflowError.padStart(15)} ${f.outflowError.padStart(15)}${f.withinBand === undefined ? "" : f.withinBand ? "  in band" : "  outside band"}`,
+      ),
+    ),
+    "horizon  weeks  mean |error|          bias",
+    ...v.byHorizon.map(
+      (h) =>
+        `${String(h.horizon).padStart(7)} ${String(h.weeks).padStart(6)} ${h.meanAbsoluteError.padStart(13)} ${h.bias.padStart(13)}`,
+    ),
+  ];
+}
 
 const ASSUMPTION_FLAGS = [
   "based-on",

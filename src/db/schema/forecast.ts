@@ -6,6 +6,7 @@ import {
   jsonb,
   numeric,
   pgTable,
+  primaryKey,
   text,
   timestamp,
   uniqueIndex,
@@ -123,3 +124,26 @@ export const forecastBacktests = pgTable("forecast_backtests", {
   asOfDate: date("as_of_date", { mode: "string" }).notNull(),
   result: jsonb("result").notNull(),
 });
+
+/**
+ * The track record: each day's served BASE forecast, kept small (the weeks' closing, inflow,
+ * outflow and band; no lines) so that once a week has passed it can be set against what happened
+ * (src/services/forecast/history.ts). One row per (organisation, local day): a later recompute
+ * on the same day replaces the row, so it holds what was served at the end of that day. Rows
+ * older than HISTORY_DAYS are pruned at each write.
+ */
+export const forecastHistory = pgTable(
+  "forecast_history",
+  {
+    orgId: orgId(),
+    /** The organisation's local date the forecast was made on (week 1 holds it). */
+    asOfDate: date("as_of_date", { mode: "string" }).notNull(),
+    /** The BASE scenario's id (no foreign key: the track record outlives a scenario's rows). */
+    scenarioId: text("scenario_id").notNull(),
+    computedAt: instant("computed_at").notNull(),
+    startingCash: numeric("starting_cash").notNull(),
+    /** `HistoryWeek[]`: weekStart, weekEnd, inflow, outflow, closing, closingLow/High. */
+    weeks: jsonb("weeks").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.asOfDate] })],
+);

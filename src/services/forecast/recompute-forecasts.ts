@@ -15,6 +15,7 @@ import { randomToken } from "../../domain/ids.ts";
 import { localDate } from "../../domain/timezones.ts";
 import { NotFoundError } from "../errors.ts";
 import { backtestOrganisation, latestBacktest } from "./backtest.ts";
+import { recordForecastHistory } from "./history.ts";
 import { loadForecastInput } from "./load-forecast-input.ts";
 import { ensureStandardScenarios, listScenarios } from "./scenarios.ts";
 
@@ -206,6 +207,18 @@ export async function recomputeForecasts(
     const computedAt = new Date(Math.max(input.now.getTime(), last + 1));
     for (const row of rows) await tx.insert(forecastSnapshots).values({ ...row, computedAt });
     await pruneSnapshots(tx, org.id);
+    // The track record keeps the day's BASE forecast (src/services/forecast/history.ts).
+    const base = rows.find((_, i) => snapshots[i]?.kind === "BASE");
+    if (base?.asOfDate) {
+      await recordForecastHistory(tx, {
+        orgId: org.id,
+        asOfDate: base.asOfDate,
+        scenarioId: base.scenarioId,
+        computedAt,
+        startingCash: base.startingCash,
+        weeks: (base.payload as ForecastPayload).weeks,
+      });
+    }
   });
   const t4 = performance.now();
   return {

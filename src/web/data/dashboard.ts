@@ -6,6 +6,7 @@ import { localDate } from "../../domain/timezones.ts";
 import { getLatestBrief } from "../../services/brief/get-daily-brief.ts";
 import { NotFoundError } from "../../services/errors.ts";
 import { getForecast } from "../../services/forecast/get-forecast.ts";
+import { type ForecastVariance, getForecastVariance } from "../../services/forecast/history.ts";
 import { listScenarios } from "../../services/forecast/scenarios.ts";
 import { loadInsightInput } from "../../services/insights/load-insight-input.ts";
 import { notesForAgent } from "../../services/insights/notes-for-agent.ts";
@@ -141,6 +142,7 @@ export interface DashboardExtras {
   topCustomers: SummaryTopContact[];
   topSuppliers: SummaryTopContact[];
   ledger: LedgerPanel;
+  variance: ForecastVariance;
 }
 
 /**
@@ -152,8 +154,8 @@ export interface DashboardExtras {
 export async function dashboardExtras(db: Db, orgId: string, now: Date): Promise<DashboardExtras> {
   const ctx = await systemContext(db, orgId, now);
   const today = localDate(now, ctx.org.timezone);
-  const [scenarios, threshold, input, notes, ageing, revenue, expenses, ledger] = await Promise.all(
-    [
+  const [scenarios, threshold, input, notes, ageing, revenue, expenses, ledger, variance] =
+    await Promise.all([
       listScenarios(db, orgId),
       getRunwayThreshold(db, orgId),
       loadInsightInput(db, ctx.org, today),
@@ -162,8 +164,8 @@ export async function dashboardExtras(db: Db, orgId: string, now: Date): Promise
       getRevenueSummary(ctx, { topN: 5 }),
       getExpensesSummary(ctx, { topN: 5 }),
       getLedgerPanel(db, orgId),
-    ],
-  );
+      getForecastVariance({ ctx }),
+    ]);
   return {
     scenarios: scenarios.map((s) => ({ id: s.id, name: s.name, kind: s.kind })),
     threshold,
@@ -175,5 +177,6 @@ export async function dashboardExtras(db: Db, orgId: string, now: Date): Promise
     topCustomers: revenue.topContacts,
     topSuppliers: expenses.topContacts,
     ledger,
+    variance,
   };
 }

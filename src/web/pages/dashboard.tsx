@@ -1,12 +1,14 @@
 import type { FC } from "hono/jsx";
 import { slugify } from "../../domain/brief/text.ts";
 import type { BriefRef } from "../../domain/brief/types.ts";
+import type { ForecastVariance } from "../../services/forecast/history.ts";
 import { AGEING_BUCKETS, type ReceivablesAgeing } from "../../services/receivables/ageing.ts";
 import type { LedgerPanel } from "../../services/status/ledger-panel.ts";
 import type { SummaryTopContact } from "../../services/summaries/ledger-summary.ts";
 import { CashChart, Sparkline, shortDate } from "../components/cash-chart.tsx";
 import { CsrfField, Layout, Notice } from "../components/layout.tsx";
 import { LedgerConnectionPanel } from "../components/ledger-panel.tsx";
+import { VARIANCE_HORIZONS, VarianceChart, variancePoints } from "../components/variance-chart.tsx";
 import type { ForecastSeries, ForecastWeekInput } from "../dashboard/forecast-series.ts";
 import { type Block, type Inline, parseMarkdown } from "../dashboard/markdown.ts";
 import type { BurnRunway, RunwayWeeks } from "../dashboard/runway.ts";
@@ -56,6 +58,9 @@ export interface DashboardModel {
   topSuppliers: SummaryTopContact[];
   brief: DailyBriefView | null;
   ledger: LedgerPanel;
+  /** The BASE forecast's track record, and the horizon shown (`?horizon=`). */
+  variance: ForecastVariance;
+  horizon: number;
   notice?: string | undefined;
 }
 
@@ -222,6 +227,98 @@ const WeeksTable: FC<{ f: ForecastView }> = ({ f }) => (
     </div>
   </details>
 );
+
+/** Past weeks: what the forecast said N weeks ahead against the cash that was there. */
+const TrackRecord: FC<{ m: DashboardModel; currency: string }> = ({ m, currency }) => {
+  const v = m.variance;
+  const points = variancePoints(v, m.horizon).filter((p) => p.forecast !== null);
+  const stats = v.byHorizon.find((h) => h.horizon === m.horizon);
+  const scenario = m.forecast && m.forecast.scenarioKind !== "BASE" ? m.forecast.scenarioId : null;
+  const href = (h: number) =>
+    `/?${scenario ? `scenario=${encodeURIComponent(scenario)}&` : ""}horizon=${h}#track-record`;
+  return (
+    <div class="panel" id="track-record">
+      <p class="muted">
+        The Base forecast is kept every day; once a week has passed, the forecast made for it is set
+        against the cash that was actually there.{" "}
+        <span class="nowrap">Compare the forecast made:</span>{" "}
+        {VARIANCE_HORIZONS.map((h, i) => (
+          <>
+            {i > 0 ? " · " : ""}
+            {h === m.horizon ? (
+              <strong aria-current="true">
+                {h} week{h === 1 ? "" : "s"} ahead
+              </strong>
+            ) : (
+              <a href={href(h)} data-horizon={h}>
+                {h} week{h === 1 ? "" : "s"} ahead
+              </a>
+            )}
+          </>
+        ))}
+      </p>
+      {points.length === 0 ? (
+        <div class="empty" id="variance-empty">
+          {v.keptSince === null
+            ? "No track record yet: forecasts are kept from today, and compared once their week has passed."
+            : `Forecasts kept since ${v.keptSince}; no completed week has a forecast made ${m.horizon} week${m.horizon === 1 ? "" : "s"} ahead yet.`}
+        </div>
+      ) : (
+        <div>
+          {stats ? (
+            <p id="variance-summary">
+              Over {stats.weeks} week{stats.weeks === 1 ? "" : "s"}: off by{" "}
+              <strong>
+                {formatAmount(stats.meanAbsoluteError)} {currency}
+              </strong>{" "}
+              on average, {Number(stats.bias) >= 0 ? "too high" : "too low"} by{" "}
+              {formatAmount(stats.bias.replace("-", ""))} on balance.
+            </p>
+          ) : null}
+          <VarianceChart points={points} horizon={m.horizon} currency={currency} />
+          <details class="weeks">
+            <summary>Week by week</summary>
+            <div class="table-wrap">
+              <table id="variance-weeks">
+                <thead>
+                  <tr>
+                    <th>Week</th>
+                    <th class="num">Forecast</th>
+                    <th class="num">Actual</th>
+                    <th class="num">Difference</th>
+                    <th class="num">In</th>
+                    <th class="num">Out</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {[...points].reverse().map((p) => (
+                    <tr data-week={p.weekStart}>
+                      <td>
+                        <span class="nowrap">{shortDate(p.weekStart)}</span>{" "}
+                        <span class="muted small nowrap">
+                          made {p.madeOn ? shortDate(p.madeOn) : ""}
+                        </span>
+                      </td>
+                      <td class="num">{formatAmount(p.forecast ?? "0")}</td>
+                      <td class="num">{formatAmount(p.actual)}</td>
+                      <td class="num">{formatAmount(p.error ?? "0")}</td>
+                      <td class="num">{formatAmount(p.inflowError ?? "0")}</td>
+                      <td class="num">{formatAmount(p.outflowError ?? "0")}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <p class="muted small">
+              Difference = forecast − actual closing cash (positive: the forecast was too high); In
+              and Out: the same for the week's money received and paid.
+            </p>
+          </details>
+        </div>
+      )}
+    </div>
+  );
+};
 
 const Tiles: FC<{ tiles: KpiTile[]; notes: string[]; currency: string }> = ({
   tiles,
@@ -538,6 +635,8 @@ export const DashboardPage: FC<{ m: DashboardModel }> = ({ m }) => {
           <div class="empty">No forecast computed yet.</div>
         )}
       </div>
+      <h2>Track record</h2>
+      <TrackRecord m={m} currency={currency} />
       <h2>Trends</h2>
       <Tiles tiles={m.tiles} notes={m.notes} currency={currency} />
       <h2>Who owes what</h2>

@@ -3,6 +3,7 @@ import { canonical, money } from "../../domain/money.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { setRunwayThreshold } from "../../services/runway/threshold.ts";
 import { can } from "../../services/web-auth/roles.ts";
+import { VARIANCE_HORIZONS } from "../components/variance-chart.tsx";
 import { type ForecastInput, forecastSeries } from "../dashboard/forecast-series.ts";
 import { burnRunway, periodChange, runwayWeeks } from "../dashboard/runway.ts";
 import { viewerPlan } from "../data/billing.ts";
@@ -43,6 +44,12 @@ function tiles(receipts: string[], spending: string[]): KpiTile[] {
     tile("spending", "Spending", spending, false),
     tile("net", "Net cash flow", net, true),
   ];
+}
+
+/** `?horizon=` of the track record: one of VARIANCE_HORIZONS, default 1. */
+function chosenHorizon(raw: string | undefined): number {
+  const n = Number(raw);
+  return (VARIANCE_HORIZONS as readonly number[]).includes(n) ? n : 1;
 }
 
 /** The dashboard at `/` (`?scenario=` picks the scenario drawn) and its runway threshold form. */
@@ -98,6 +105,8 @@ export function registerDashboardRoutes(web: Hono<AppEnv>, deps: WebDeps): void 
           topSuppliers: extras.topSuppliers,
           brief,
           ledger: extras.ledger,
+          variance: extras.variance,
+          horizon: chosenHorizon(c.req.query("horizon")),
           notice:
             c.req.query("notice") === "threshold"
               ? `Runway threshold set to ${extras.threshold} ${org.baseCurrency}.`

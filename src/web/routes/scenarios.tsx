@@ -93,16 +93,24 @@ export function registerScenarioRoutes(web: Hono<AppEnv>, deps: WebDeps): void {
     }
   };
 
-  web.get("/settings/scenarios", async (c) => {
-    const view = await requireView(c, db, clock.now());
+  /**
+   * Scenarios are an analysis page: a Free-plan member gets the Upgrade screen, for the page
+   * and for every change posted to it (403 then: nothing is created, changed or deleted).
+   */
+  const upgradeIfFree = async (c: WebContext, view: WebView, status: 200 | 403) => {
     const org = requireRight(view, "dashboard.view");
     const plan = await viewerPlan(db, {
       billingAccountId: org.billingAccountId,
       userId: view.session.userId,
     });
-    if (plan === "Free") {
-      return renderPage(c, <UpgradePage view={view} active="scenarios" page="scenarios" />);
-    }
+    if (plan !== "Free") return null;
+    return renderPage(c, <UpgradePage view={view} active="scenarios" page="scenarios" />, status);
+  };
+
+  web.get("/settings/scenarios", async (c) => {
+    const view = await requireView(c, db, clock.now());
+    const upgrade = await upgradeIfFree(c, view, 200);
+    if (upgrade) return upgrade;
     return render(c, view, { notice: NOTICES[c.req.query("notice") ?? ""] });
   });
 
@@ -112,6 +120,8 @@ export function registerScenarioRoutes(web: Hono<AppEnv>, deps: WebDeps): void {
     const form = await readForm(c);
     const org = verifyOrgForm(c, view, form);
     requireRight(view, "forecast.manage");
+    const upgrade = await upgradeIfFree(c, view, 403);
+    if (upgrade) return upgrade;
     const refused = await refusing(c, view, async () => {
       await createCustomScenario(db, {
         orgId: org.id,
@@ -131,6 +141,8 @@ export function registerScenarioRoutes(web: Hono<AppEnv>, deps: WebDeps): void {
     const form = await readForm(c);
     const org = verifyOrgForm(c, view, form);
     requireRight(view, "forecast.manage");
+    const upgrade = await upgradeIfFree(c, view, 403);
+    if (upgrade) return upgrade;
     const id = c.req.param("id");
     const current = (await listScenarios(db, org.id)).find((s) => s.id === id);
     if (!current) throw new WebError(404, "Not found", "There is no such scenario.");
@@ -153,6 +165,8 @@ export function registerScenarioRoutes(web: Hono<AppEnv>, deps: WebDeps): void {
     const form = await readForm(c);
     const org = verifyOrgForm(c, view, form);
     requireRight(view, "forecast.manage");
+    const upgrade = await upgradeIfFree(c, view, 403);
+    if (upgrade) return upgrade;
     if (form.get("confirm") !== "yes") {
       return render(c, view, { error: "Tick the box to confirm the deletion.", status: 400 });
     }

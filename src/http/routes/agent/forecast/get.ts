@@ -1,4 +1,5 @@
 import { getForecast } from "../../../../services/forecast/get-forecast.ts";
+import { getForecastVariance } from "../../../../services/forecast/history.ts";
 import { withNotes } from "../../../../services/insights/notes-for-agent.ts";
 import type { Api } from "../../../api.ts";
 import { type PipelineDeps, registerOrgRoute } from "../agent-route.ts";
@@ -21,6 +22,11 @@ export const registerGetForecast = (api: Api, deps: PipelineDeps) =>
     errors: ["not_found"],
     response: { schema: ForecastResponseSchema, description: "The forecast." },
     // The insight engine's notes (docs/insights.md), present when there are any.
-    handler: async (ctx, { query }) =>
-      withNotes(ctx, await getForecast({ ctx, scenarioId: query.scenarioId })),
+    handler: async (ctx, { query }) => {
+      const forecast = await getForecast({ ctx, scenarioId: query.scenarioId });
+      return withNotes(
+        ctx,
+        query.variance ? { ...forecast, variance: await getForecastVariance({ ctx }) } : forecast,
+      );
+    },
   });

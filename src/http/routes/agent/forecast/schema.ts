@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { withAlerts } from "../alerts.ts";
 import { notesForAgentField } from "../daily-summary/schema.ts";
-import { NO_NUL } from "../invoices/list-params.ts";
+import { booleanParam, NO_NUL } from "../invoices/list-params.ts";
 
 const decimal = (description: string, example: string) =>
   z.string().openapi({ description: `${description} Canonical decimal string.`, example });
@@ -74,6 +74,84 @@ export const ForecastWeekSchema = z
   })
   .openapi("ForecastWeek");
 
+const PastForecastSchema = z.object({
+  horizon: z.number().int().openapi({
+    description:
+      "Weeks ahead it was made: 1 during the week itself, h the week h − 1 weeks before.",
+    example: 4,
+  }),
+  madeOn: z.string().openapi({
+    description: "The local day it was made on: the first kept day of its week 1.",
+    example: "2026-02-16",
+  }),
+  inflow: decimal("Forecast inflow of the week.", "31915.15"),
+  outflow: decimal("Forecast outflow of the week.", "19435.75"),
+  closing: decimal("Forecast closing cash of the week.", "607588.86"),
+  closingLow: decimal("The band's low end when the forecast had one.", "571204.10").optional(),
+  closingHigh: decimal("The band's high end when the forecast had one.", "622950.37").optional(),
+  closingError: decimal("closing − actual closing (positive: too high).", "-1520.4"),
+  inflowError: decimal("inflow − actual inflow.", "-800"),
+  outflowError: decimal("outflow − actual outflow.", "720.4"),
+  withinBand: z.boolean().optional().openapi({
+    description: "Whether the actual closing fell inside the band; absent without a band.",
+  }),
+});
+
+const ForecastVarianceSchema = z
+  .object({
+    asOfDate: z.string().openapi({
+      description: "The organisation's today: weeks ending before it are complete.",
+      example: "2026-03-10",
+    }),
+    keptSince: z.string().nullable().openapi({
+      description:
+        "The oldest kept forecast's day (history is kept 371 days); null before the first.",
+      example: "2025-12-01",
+    }),
+    weeks: z
+      .array(
+        z.object({
+          weekStart: z.string().openapi({ example: "2026-03-02" }),
+          weekEnd: z.string().openapi({ example: "2026-03-08" }),
+          actual: z
+            .object({
+              opening: decimal("Cash at the end of the day before weekStart.", "601000"),
+              inflow: decimal("Σ money received in the week.", "32715.15"),
+              outflow: decimal("Σ money paid out in the week.", "18715.35"),
+              closing: decimal("Cash at the end of weekEnd.", "609109.26"),
+            })
+            .openapi({
+              description:
+                "What happened in the included bank accounts: today's cash walked back through every payment and bank line since (as the backtest does; an operator override is not used).",
+            }),
+          forecasts: z.array(PastForecastSchema).openapi({
+            description:
+              "The kept BASE forecasts of the week, by horizon (1 first); horizons never kept are absent.",
+          }),
+        }),
+      )
+      .openapi({
+        description: "Completed weeks with at least one kept forecast, latest first (up to 13).",
+      }),
+    byHorizon: z
+      .array(
+        z.object({
+          horizon: z.number().int().openapi({ example: 1 }),
+          weeks: z
+            .number()
+            .int()
+            .openapi({ description: "Weeks scored at this horizon.", example: 9 }),
+          meanAbsoluteError: decimal("Mean |closingError| over those weeks.", "2310.55"),
+          bias: decimal("Mean closingError (positive: too high on average).", "-410.2"),
+        }),
+      )
+      .openapi({ description: "Per horizon with at least one scored week." }),
+  })
+  .openapi("ForecastVariance", {
+    description:
+      "Additive (not in the spec), present only with `variance=true`: the track record of the organisation's BASE forecast (whatever `scenarioId` asks). The service keeps each day's served BASE forecast (the last one of the local day) for 371 days; once a week has passed, each forecast made of it is set against what happened, by week and by direction (closing, inflow, outflow).",
+  });
+
 export const ForecastResponseSchema = withAlerts(
   z.object({
     scenarioId: z.string().openapi({ example: "scn_5kq2m8x3c9d1v7b4n6ht" }),
@@ -127,6 +205,7 @@ export const ForecastResponseSchema = withAlerts(
         description:
           "Additive (not in the spec): how the weeks' closingLow/closingHigh band was calibrated. Absent on snapshots computed before bands existed.",
       }),
+    variance: ForecastVarianceSchema.optional(),
     notesForAgent: notesForAgentField.optional(),
   }),
 ).openapi("ForecastResponse");
@@ -143,6 +222,10 @@ export const ForecastQuerySchema = z.object({
       description: "A scenario of the organisation; default its BASE scenario.",
       example: "scn_5kq2m8x3c9d1v7b4n6ht",
     }),
+  variance: booleanParam(
+    "variance",
+    "Additive (not in the spec): when true, adds `variance`, the BASE forecast's track record over the last 13 completed weeks (forecast made N weeks ahead against actual cash).",
+  ),
 });
 
 export type ForecastResponseBody = z.infer<typeof ForecastResponseSchema>;
