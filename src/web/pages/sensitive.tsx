@@ -1,6 +1,6 @@
 import type { FC } from "hono/jsx";
+import type { AccountFlagRow, ContactFlagRow } from "../../services/sensitivity/list-flags.ts";
 import { CsrfField, Layout, Notice } from "../components/layout.tsx";
-import type { AccountFlagRow, ContactFlagRow } from "../data/sensitive.ts";
 import type { CurrentOrg, WebView } from "../request.ts";
 
 /** One toggle: a tiny form posting the opposite of the current flag. */

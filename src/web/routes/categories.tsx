@@ -6,9 +6,9 @@ import {
   setAccountCategory,
 } from "../../services/categories/categories.ts";
 import { recomputeForecasts } from "../../services/forecast/recompute-forecasts.ts";
+import { flagTarget } from "../../services/sensitivity/list-flags.ts";
 import { setSensitive } from "../../services/sensitivity/set-sensitive.ts";
 import { can } from "../../services/web-auth/roles.ts";
-import { flagTarget } from "../data/sensitive.ts";
 import type { WebDeps } from "../deps.ts";
 import { CategoriesPage } from "../pages/categories.tsx";
 import { ConfirmSensitivePage, sensitiveChangeConfirmed } from "../pages/confirm-sensitive.tsx";

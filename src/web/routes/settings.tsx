@@ -1,11 +1,15 @@
 import type { Hono } from "hono";
 import type { AppEnv } from "../../http/env.ts";
+import { loadBilling, usageInCurrentWindow } from "../../services/billing/billing-view.ts";
 import { setBilling } from "../../services/billing/set-billing.ts";
 import { InvalidParameterError } from "../../services/errors.ts";
+import {
+  flagTarget,
+  listAccountFlags,
+  listContactFlags,
+} from "../../services/sensitivity/list-flags.ts";
 import { setSensitive } from "../../services/sensitivity/set-sensitive.ts";
 import { can } from "../../services/web-auth/roles.ts";
-import { loadBilling, usageInCurrentWindow } from "../data/billing.ts";
-import { flagTarget, listAccountFlags, listContactFlags } from "../data/sensitive.ts";
 import type { WebDeps } from "../deps.ts";
 import { BillingPage } from "../pages/billing.tsx";
 import { ConfirmSensitivePage, sensitiveChangeConfirmed } from "../pages/confirm-sensitive.tsx";
