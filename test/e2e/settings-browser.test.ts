@@ -211,19 +211,26 @@ describe.skipIf(!hasChromium)(`settings screen in headless Chromium (${testDrive
 
   it("hides a flagged account, and a flagged contact's invoices, from the very next API response", async () => {
     /** Clicks a row's toggle and waits until the page, reloaded after the POST, shows the flag. */
-    const toggle = async (row: string, flagged: boolean) => {
-      await Promise.all([
-        page.waitForURL(
-          (url) => url.searchParams.get("notice") === (flagged ? "flagged" : "cleared"),
-        ),
-        page.click(`${row} button`),
-      ]);
+    const toggle = async (row: string, flagged: boolean, first = false) => {
+      const done = (url: URL) =>
+        url.searchParams.get("notice") === (flagged ? "flagged" : "cleared");
+      if (first) {
+        // The session's first change asks for confirmation; nothing changes until confirmed.
+        await page.click(`${row} button`);
+        await page.locator("#confirm-sensitive").waitFor();
+        await Promise.all([
+          page.waitForURL(done),
+          page.click("#confirm-sensitive button[type=submit]"),
+        ]);
+      } else {
+        await Promise.all([page.waitForURL(done), page.click(`${row} button`)]);
+      }
       expect(await page.locator(`${row} .chip.${flagged ? "sensitive" : "off"}`).count()).toBe(1);
     };
     const wagesRow = `#account-flags tr[data-id="${ledger.wages.accountId}"]`;
     const secretRow = `#contact-flags tr[data-id="${ledger.secret.id}"]`;
     await page.goto(`${base}/settings/sensitive`);
-    await toggle(wagesRow, true);
+    await toggle(wagesRow, true, true);
     const flagged = (await (await api("/api/agent/bank-accounts", secret)).json()) as {
       accounts: { name: string }[];
       redactedItemCount: number;
