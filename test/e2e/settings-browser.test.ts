@@ -7,6 +7,7 @@ import { eq } from "drizzle-orm";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiKeys } from "../../src/db/schema/index.ts";
+import { setSeat } from "../../src/services/billing/set-billing.ts";
 import { createApiKey } from "../../src/services/keys/create-api-key.ts";
 import { createPartner } from "../../src/services/partners/partners.ts";
 import { CHROMIUM, chromiumAvailable } from "../browser/chromium.ts";
@@ -273,6 +274,7 @@ describe.skipIf(!hasChromium)(`settings screen in headless Chromium (${testDrive
   });
 
   it("shows the key's requests in its audit trail, newest first", async () => {
+    await t.flushAudit(); // the batched writer commits what it holds
     await page.goto(`${base}/settings/keys/${prefix}/audit`);
     const rows = page.locator("#audit-events tbody tr");
     // Every call made with the rotated key, the latest first.
@@ -365,6 +367,7 @@ describe.skipIf(!hasChromium)(`settings screen in headless Chromium (${testDrive
 
   it("shows the owner a member's personal key and revokes it for this organisation after a confirmation", async () => {
     const member = await fixtureUser(t.db, TEST_NOW, { orgId, role: "member", label: "member" });
+    await setSeat(t.db, { orgId, userId: member.userId, plan: "Pocket" }, TEST_NOW); // metered
     const personal = await createApiKey(
       t.db,
       { kind: "USER", userId: member.userId, label: "Member's laptop", scopes: ["READ_BANK"] },

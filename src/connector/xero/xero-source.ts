@@ -49,6 +49,8 @@ export interface XeroSourceOptions {
   asOf: string;
   /** Records per page (default and most: 1,000). */
   pageSize?: number;
+  /** Told after each page's records are read (progress of a running sync). */
+  onRecords?: (resource: LedgerResource, stats: XeroReadStats) => void;
 }
 
 /** What a read saw, for the run record and the next watermarks. */
@@ -127,6 +129,7 @@ export function createXeroSource(
       const best = stats.latestUpdate[resource];
       if (!best || t > best) stats.latestUpdate[resource] = t;
     }
+    options.onRecords?.(resource, stats);
   }
 
   async function readOrganisation(): Promise<XeroOrganisation> {

@@ -18,7 +18,7 @@ function keyByPrefixQuery(db: DbOrTx) {
 
 /**
  * Built once per client: this lookup runs on every agent request, and reusing the prepared query
- * skips Drizzle's query building (measured p50 0.23 -> 0.09 ms on local PostgreSQL).
+ * skips Drizzle's query building (figures: docs/benchmarks.md, "Optimisations in the code").
  */
 const keyByPrefix = new WeakMap<DbOrTx, ReturnType<typeof keyByPrefixQuery>>();
 
