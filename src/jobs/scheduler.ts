@@ -13,6 +13,7 @@ import { recomputeStaleForecasts } from "../services/forecast/recompute-forecast
 import { rowsOf } from "../services/summaries/summary-cache.ts";
 import { claimRun, finishRun } from "./job-runs.ts";
 import { type LedgerSyncReport, runLedgerSyncs } from "./ledger-sync.ts";
+import { type PruneReport, runDailyPrune } from "./prune.ts";
 
 /** The brief tick: 06:00 UTC. */
 export const BRIEF_HOUR_UTC = 6;
@@ -39,6 +40,8 @@ export interface TickReport {
   briefs: { orgId: string; ok: boolean; created?: boolean; tier?: string; error?: string }[];
   /** Scheduled live-ledger syncs (present only when one ran). */
   ledgerSyncs?: LedgerSyncReport[];
+  /** The day's housekeeping (present only on the tick that ran it). */
+  pruned?: PruneReport;
 }
 
 export interface Scheduler {
@@ -251,6 +254,19 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       claimed: runClaimed,
     });
     if (ledgerSyncs.length > 0) report.ledgerSyncs = ledgerSyncs;
+    // Housekeeping only when the whole service is served (not for a tick limited to some
+    // organisations, as tests and tooling run it).
+    if (!deps.orgIds) {
+      try {
+        const pruned = await runDailyPrune({ db: deps.db, now, instance: instanceId });
+        if (pruned) {
+          report.pruned = pruned;
+          deps.logger.info(pruned, "pruned job runs and ledger call rows");
+        }
+      } catch (e) {
+        deps.logger.error({ err: e instanceof Error ? e.message : String(e) }, "prune failed");
+      }
+    }
     return report;
   }
 

@@ -1,5 +1,6 @@
 import { createHmac } from "node:crypto";
 import { rm } from "node:fs/promises";
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
 import { ConfigSchema } from "../../src/config.ts";
@@ -100,5 +101,60 @@ describe("GET /ledger/callback", () => {
     expect((await ledgerConnectionView(deps, org.id)).state).toBe("healthy");
     // The same state again: single use.
     expect((await app.request(`${back.pathname}${back.search}`)).status).toBe(400);
+  }, 60_000);
+});
+
+describe("tokens stay secret", () => {
+  it("never appear in logs, responses or the database in clear, across connect, syncs and failures", async () => {
+    // A fake of its own: the other tests' tenant is linked to their organisation already.
+    const own = await startFakeLedger();
+    await own.store.loadTenantFromFolder(folder, { tenantName: "Secret Co" });
+    const settings = ConfigSchema.parse({ ...own.env });
+    const traced = await testApp({ captureLogs: true });
+    const tracedApp = createApp({
+      ...traced.deps,
+      config: settings,
+      clock: { now: () => new Date() },
+    });
+    const org = await createTestOrg(db);
+    const deps = createLedgerDeps({
+      db,
+      settings,
+      publicBaseUrl: "http://127.0.0.1:3000",
+      policy: TEST_POLICY,
+    });
+    const { authorizationUrl } = await startAuthorization(deps, {
+      orgId: org.id,
+      userId: null,
+      sessionDigest: "cli",
+    });
+    const consent = await (await fetch(authorizationUrl)).text();
+    const href = /id="allow" href="([^"]+)"/.exec(consent)?.[1]?.replaceAll("&#38;", "&") ?? "";
+    const back = new URL(href);
+    const bodies: string[] = [];
+    const callback = await tracedApp.request(`${back.pathname}${back.search}`);
+    bodies.push(await callback.text());
+    expect(callback.status).toBe(200);
+    expect((await requestSync(deps, org.id)).outcome).toBe("succeeded");
+    // A refresh (expired access token), then a failure (consent revoked) that is logged.
+    own.identity.expireAccessTokens();
+    expect((await requestSync(deps, org.id)).outcome).toBe("succeeded");
+    own.identity.revokeAll();
+    const failed = await requestSync(deps, org.id);
+    expect(failed.outcome).toBe("failed");
+    bodies.push(JSON.stringify(failed));
+    const stored = JSON.stringify(
+      await db.execute(sql`
+        SELECT (SELECT json_agg(c) FROM ledger_credentials c WHERE c.org_id = ${org.id}) AS credentials,
+               (SELECT json_agg(r) FROM sync_runs r WHERE r.org_id = ${org.id}) AS runs,
+               (SELECT json_agg(l) FROM ledger_connections l WHERE l.org_id = ${org.id}) AS connections,
+               (SELECT json_agg(a) FROM ledger_authorizations a WHERE a.org_id = ${org.id}) AS authorizations`),
+    );
+    const tokens = own.identity.issuedTokens();
+    expect(tokens.length).toBeGreaterThanOrEqual(4);
+    const everywhere = [traced.logs.join("\n"), bodies.join("\n"), stored].join("\n");
+    expect(traced.logs.length).toBeGreaterThan(0);
+    for (const t of tokens) expect(everywhere).not.toContain(t);
+    await own.close();
   }, 60_000);
 });

@@ -1,13 +1,17 @@
 import { rm } from "node:fs/promises";
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigSchema } from "../../src/config.ts";
 import { type RunningFakeLedger, startFakeLedger } from "../../src/connector/xero/fake/server.ts";
 import { resetTenantGates } from "../../src/connector/xero/policy.ts";
 import type { Db } from "../../src/db/client.ts";
 import { systemClock } from "../../src/domain/clock.ts";
+import { claimRun, finishRun } from "../../src/jobs/job-runs.ts";
+import { JOB_RUNS_RETENTION_DAYS, pruneJobRuns, runDailyPrune } from "../../src/jobs/prune.ts";
 import { createScheduler } from "../../src/jobs/scheduler.ts";
 import { createLogger } from "../../src/logger.ts";
 import { ledgerConnectionView } from "../../src/services/ledger/connect.ts";
+import { rowsOf } from "../../src/services/summaries/summary-cache.ts";
 import { createTestOrg } from "../helpers/factories.ts";
 import { getTestDatabase } from "../helpers/test-db.ts";
 import { connectThroughFake, demoFolder, depsFor } from "./ledger-helpers.ts";
@@ -52,4 +56,40 @@ describe("the ledger sync schedule", () => {
     const again = await make("c").tick();
     expect(again.ledgerSyncs).toBeUndefined();
   }, 120_000);
+
+  it("prunes finished job runs past their retention, once a day across instances", async () => {
+    const org = await createTestOrg(db);
+    const now = new Date();
+    const old = new Date(now.getTime() - (JOB_RUNS_RETENTION_DAYS + 1) * 86_400_000);
+    const recent = new Date(now.getTime() - 86_400_000);
+    const claimed = async (runKey: string, at: Date, outcome?: "succeeded" | "failed") => {
+      const claim = await claimRun(db, {
+        job: "test-prune",
+        runKey,
+        orgId: org.id,
+        instance: "t",
+        now: at,
+      });
+      if (!claim) throw new Error("not claimed");
+      if (outcome) await finishRun(db, { claim, instance: "t", now: at, outcome });
+    };
+    await claimed(`${org.id}:old-ok`, old, "succeeded");
+    await claimed(`${org.id}:old-failed`, old, "failed");
+    await claimed(`${org.id}:old-running`, old);
+    await claimed(`${org.id}:recent`, recent, "succeeded");
+    expect(await pruneJobRuns(db, now)).toBeGreaterThanOrEqual(2);
+    const left = rowsOf<{ run_key: string }>(
+      await db.execute(
+        sql`SELECT run_key FROM job_runs WHERE job = 'test-prune' AND org_id = ${org.id} ORDER BY run_key`,
+      ),
+    );
+    expect(left.map((r) => r.run_key)).toEqual([`${org.id}:old-running`, `${org.id}:recent`]);
+    // A day long past (it prunes nothing of other tests): one of two instances runs it.
+    const day = new Date("2020-01-01T03:00:00.000Z");
+    const [a, b] = await Promise.all([
+      runDailyPrune({ db, now: day, instance: "a" }),
+      runDailyPrune({ db, now: day, instance: "b" }),
+    ]);
+    expect([a, b].filter((r) => r !== undefined)).toHaveLength(1);
+  });
 });

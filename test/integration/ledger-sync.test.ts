@@ -8,9 +8,11 @@ import type { Db } from "../../src/db/client.ts";
 import { cashItems, contacts, syncRuns } from "../../src/db/schema/index.ts";
 import { ledgerConnectionView } from "../../src/services/ledger/connect.ts";
 import type { LedgerDeps } from "../../src/services/ledger/deps.ts";
+import { localSyncProgress } from "../../src/services/ledger/progress.ts";
 import { syncLedger, WATERMARK_OVERLAP_MS } from "../../src/services/ledger/sync.ts";
+import { getLedgerPanel } from "../../src/services/status/ledger-panel.ts";
 import { createTestOrg } from "../helpers/factories.ts";
-import { getTestDatabase } from "../helpers/test-db.ts";
+import { getTestDatabase, testDriver } from "../helpers/test-db.ts";
 import { connectThroughFake, demoFolder, depsFor } from "./ledger-helpers.ts";
 
 let db: Db;
@@ -167,6 +169,11 @@ describe("syncing a live ledger", () => {
     const view = await ledgerConnectionView(deps, orgId);
     expect(view.state).toBe("retrying");
     expect(view.nextAttemptAt).not.toBeNull();
+    // The ledgerAlert itself says why and when (the settings page shows the same alert).
+    const { alert } = await getLedgerPanel(db, orgId);
+    expect(alert).toMatchObject({ kind: "service_issue", nextAttemptAt: view.nextAttemptAt });
+    expect(alert?.message).toContain("returning errors");
+    expect(alert?.message).toMatch(/next attempt (at \d{4}-\d\d-\d\d \d\d:\d\d UTC|due now)/);
     fake.faults.serverErrors = 0;
     await new Promise((r) => setTimeout(r, 400)); // the test policy's half-open delay
     const ok = await syncLedger(deps, { orgId });
@@ -192,5 +199,37 @@ describe("syncing a live ledger", () => {
     const view = JSON.stringify(await ledgerConnectionView(deps, orgId));
     for (const grant of fake.identity.grants.values()) expect(grant.revoked).toBe(true);
     expect(runs + view).not.toMatch(/Bearer|access_token|refresh_token/);
+  }, 60_000);
+
+  it("a running sync's progress is visible while it runs (committed for other instances on PostgreSQL)", async () => {
+    const { orgId, deps } = await connected();
+    fake.faults.slowMs = 250;
+    const run = syncLedger(deps, { orgId });
+    let seen: { records: Record<string, number>; ledgerCalls: number } | null = null;
+    let done = false;
+    void run.finally(() => {
+      done = true;
+    });
+    while (!done && !seen) {
+      await new Promise((r) => setTimeout(r, 100));
+      // On PostgreSQL another connection reads what the sync committed; the embedded database's
+      // one session is the sync's until it ends, so there the process's own record is read.
+      seen =
+        testDriver === "postgres"
+          ? ((await getLedgerPanel(db, orgId)).lastRun?.progress ?? null)
+          : (localSyncProgress(orgId) ?? null);
+    }
+    fake.faults.slowMs = 0;
+    const result = await run;
+    expect(result.outcome).toBe("succeeded");
+    expect(seen).not.toBeNull();
+    expect(Object.values(seen?.records ?? {}).some((n) => n > 0)).toBe(true);
+    expect(seen?.ledgerCalls).toBeGreaterThan(0);
+    expect(localSyncProgress(orgId)).toBeUndefined();
+    // Once finished, the panel shows the run's outcome, not progress.
+    expect((await getLedgerPanel(db, orgId)).lastRun).toMatchObject({
+      outcome: "succeeded",
+      progress: null,
+    });
   }, 60_000);
 });

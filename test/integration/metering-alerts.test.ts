@@ -160,6 +160,25 @@ describe(`billing and ledger alerts (${testDriver})`, () => {
       message: expect.stringContaining("12 hours"),
       lastSuccessfulSync: lastGood.toISOString(),
     });
+    expect(retrying.body.ledgerAlert).not.toHaveProperty("nextAttemptAt");
+
+    // A live connection waiting for its daily budget: the alert says why and until when.
+    const midnight = new Date(TEST_NOW.getTime() + 5 * HOUR);
+    await t.db.execute(sql`
+      INSERT INTO ledger_credentials (connection_id, org_id, tenant_id, access_token_sealed,
+        access_expires_at, refresh_token_sealed, next_attempt_at, retry_reason)
+      VALUES (${connection?.id}, ${org.id}, ${`tenant-${org.id}`}, 'sealed', ${TEST_NOW.toISOString()}::timestamptz,
+        'sealed', ${midnight.toISOString()}::timestamptz, 'budget')`);
+    for (const r of [await bank(t, key.key), await status(t, key.key)]) {
+      expect(r.body.ledgerAlert).toMatchObject({
+        kind: "service_issue",
+        nextAttemptAt: midnight.toISOString(),
+        message: expect.stringContaining(
+          `next attempt at ${midnight.toISOString().slice(0, 16).replace("T", " ")} UTC`,
+        ),
+      });
+      expect(JSON.stringify(r.body.ledgerAlert)).toContain("daily call limit");
+    }
 
     await setLedgerState(t.db, { orgId: org.id, state: "reconnect_required" });
     const stale = await status(t, key.key);

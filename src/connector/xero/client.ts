@@ -6,6 +6,7 @@ import {
   LedgerPolicy,
   type LedgerPolicyOptions,
   LedgerReconnectRequiredError,
+  type SharedCallLimiter,
   type TenantGate,
   tenantGate,
 } from "./policy.ts";
@@ -23,6 +24,10 @@ export interface XeroClientOptions {
   /** The connection's policy (breaker, retries); one per connection, kept across syncs. */
   policy?: LedgerPolicy;
   policyOptions?: LedgerPolicyOptions;
+  /** The tenant's limits shared with other instances (PostgreSQL); default: this process's. */
+  shared?: SharedCallLimiter;
+  /** The process's tenant gates (tests give each simulated instance its own). */
+  gates?: Map<string, TenantGate>;
   fetch?: typeof fetch;
 }
 
@@ -41,7 +46,10 @@ export class XeroClient {
   constructor(private readonly opts: XeroClientOptions) {
     const policyOptions = opts.policyOptions ?? DEFAULT_LEDGER_POLICY;
     this.policy = opts.policy ?? new LedgerPolicy(policyOptions);
-    this.gate = tenantGate(opts.tenantId, policyOptions);
+    this.gate = tenantGate(opts.tenantId, policyOptions, {
+      shared: opts.shared,
+      registry: opts.gates,
+    });
     this.fetchImpl = opts.fetch ?? globalThis.fetch;
     this.api = createClient<paths>({
       baseUrl: `${opts.apiUrl.replace(/\/+$/, "")}/api.xro/2.0`,

@@ -124,6 +124,26 @@ function nextUtcMidnight(now: number): Date {
   return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1));
 }
 
+/** A shared limiter's answer: a ticket to call now, a wait, or the day's budget is spent. */
+export type SharedTake = { ticket: string } | { waitMs: number } | { budgetSpent: true };
+
+/**
+ * The tenant's limits as every instance sees them (services/ledger/shared-limits.ts: rows in
+ * PostgreSQL). The process's gate asks it after its own checks pass and tells it when the call
+ * is answered.
+ */
+export interface SharedCallLimiter {
+  take(input: {
+    tenantId: string;
+    now: number;
+    maxConcurrent: number;
+    perWindow: number;
+    windowMs: number;
+    dailyBudget: number;
+  }): Promise<SharedTake>;
+  done(ticket: string, at: number): Promise<void>;
+}
+
 /** The per-tenant part: concurrency, the minute window, 429 pauses and the daily budget. */
 export class TenantGate {
   private readonly bulkhead: BulkheadPolicy;
@@ -138,6 +158,8 @@ export class TenantGate {
   constructor(
     private readonly opts: LedgerPolicyOptions,
     private readonly now: () => number = Date.now,
+    private readonly tenantId = "",
+    private readonly shared?: SharedCallLimiter,
   ) {
     this.bulkhead = bulkhead(opts.maxConcurrent, Number.POSITIVE_INFINITY);
   }
@@ -145,7 +167,7 @@ export class TenantGate {
   /** Runs `fn` once a slot is free and the window and budget allow a call. */
   run<T>(fn: () => Promise<T>): Promise<T> {
     return this.bulkhead.execute(async () => {
-      const slot = await this.acquire();
+      const { slot, ticket } = await this.acquire();
       try {
         return await fn();
       } finally {
@@ -153,11 +175,13 @@ export class TenantGate {
         // the ledger saw it arrive somewhere in between, so however long the request took on
         // the way, the ledger never counts one call too many in its own window.
         slot.at = this.now();
+        // A lost update leaves the row in flight until it is stale (2 minutes): slower, not wrong.
+        if (ticket) await this.shared?.done(ticket, slot.at).catch(() => {});
       }
     });
   }
 
-  private async acquire(): Promise<{ at: number }> {
+  private async acquire(): Promise<{ slot: { at: number }; ticket?: string }> {
     for (;;) {
       const t = this.now();
       this.rollDay(t);
@@ -178,11 +202,28 @@ export class TenantGate {
         await sleep(Number.isFinite(oldest) ? oldest + this.opts.windowMs - t : 50);
         continue;
       }
+      let ticket: string | undefined;
+      if (this.shared) {
+        const taken = await this.shared.take({
+          tenantId: this.tenantId,
+          now: t,
+          maxConcurrent: this.opts.maxConcurrent,
+          perWindow: this.opts.perWindow,
+          windowMs: this.opts.windowMs,
+          dailyBudget: this.opts.dailyBudget,
+        });
+        if ("budgetSpent" in taken) throw new LedgerRetryLaterError("budget", nextUtcMidnight(t));
+        if ("waitMs" in taken) {
+          await sleep(taken.waitMs);
+          continue;
+        }
+        ticket = taken.ticket;
+      }
       const slot = { at: Number.POSITIVE_INFINITY };
       this.slots.push(slot);
       this.usedToday += 1;
       if (this.dayRemaining !== undefined) this.dayRemaining -= 1;
-      return slot;
+      return { slot, ticket };
     }
   }
 
@@ -217,17 +258,23 @@ const gates = new Map<string, TenantGate>();
 
 /**
  * The process's gate for a tenant: every connection and sync in this process that calls the
- * same tenant shares its 5 slots and 60 a minute.
+ * same tenant shares its 5 slots and 60 a minute (and, with a shared limiter, those of every
+ * instance on the database). `registry` stands for another process in tests.
  */
 export function tenantGate(
   tenantId: string,
   opts: LedgerPolicyOptions,
-  now?: () => number,
+  options: {
+    now?: () => number;
+    shared?: SharedCallLimiter;
+    registry?: Map<string, TenantGate>;
+  } = {},
 ): TenantGate {
-  let gate = gates.get(tenantId);
+  const registry = options.registry ?? gates;
+  let gate = registry.get(tenantId);
   if (!gate) {
-    gate = new TenantGate(opts, now);
-    gates.set(tenantId, gate);
+    gate = new TenantGate(opts, options.now, tenantId, options.shared);
+    registry.set(tenantId, gate);
   }
   return gate;
 }

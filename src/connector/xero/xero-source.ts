@@ -49,6 +49,8 @@ export interface XeroSourceOptions {
   asOf: string;
   /** Records per page (default and most: 1,000). */
   pageSize?: number;
+  /** Told after each page's records are read (progress of a running sync). */
+  onRecords?: (resource: LedgerResource, stats: XeroReadStats) => void;
 }
 
 /** What a read saw, for the run record and the next watermarks. */
@@ -102,10 +104,18 @@ export function createXeroSource(
     schema: S,
     call: (page: number) => Promise<Fetched>,
   ): AsyncGenerator<z.output<S>[]> {
+    let next = call(1);
     for (let page = 1; ; page++) {
       const label = `GET /${spec.key} page ${page}`;
-      const records = envelope(label, spec.key, await call(page));
+      const records = envelope(label, spec.key, await next);
       const count = records.length;
+      if (count >= pageSize) {
+        // A full page: ask for the next one while the caller writes this one (the ledger's
+        // minute window, not the database, then sets the pace). A reader that stops early
+        // leaves it unawaited, so its failure must not surface as an unhandled rejection.
+        next = call(page + 1);
+        next.catch(() => {});
+      }
       for (const valid of validateRecords(
         { ...spec, file: label, required: true },
         records,
@@ -127,6 +137,7 @@ export function createXeroSource(
       const best = stats.latestUpdate[resource];
       if (!best || t > best) stats.latestUpdate[resource] = t;
     }
+    options.onRecords?.(resource, stats);
   }
 
   async function readOrganisation(): Promise<XeroOrganisation> {

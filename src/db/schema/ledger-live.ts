@@ -1,4 +1,5 @@
 import {
+  index,
   integer,
   jsonb,
   pgTable,
@@ -42,9 +43,20 @@ export const ledgerCredentials = pgTable(
     /** When a failing or throttled connection will be tried again (retrying state). */
     nextAttemptAt: instant("next_attempt_at"),
     consecutiveFailures: integer("consecutive_failures").notNull().default(0),
+    /**
+     * Why the connection is retrying (with nextAttemptAt): `unavailable` (faults, breaker open),
+     * `rate_limited` (429s), `budget` (daily call budget spent), `error` (a failed sync, e.g. a
+     * malformed record). The ledgerAlert's message says it with the retry time.
+     */
+    retryReason: text("retry_reason", {
+      enum: ["unavailable", "rate_limited", "budget", "error"],
+    }),
     createdAt: instant("created_at").notNull().defaultNow(),
   },
-  (t) => [uniqueIndex("ledger_credentials_tenant_key").on(t.tenantId)],
+  (t) => [
+    uniqueIndex("ledger_credentials_tenant_key").on(t.tenantId),
+    index("ledger_credentials_org_idx").on(t.orgId),
+  ],
 );
 
 /** Per organisation and resource: the If-Modified-Since watermark of incremental syncs. */
@@ -88,3 +100,21 @@ export const ledgerAuthorizations = pgTable("ledger_authorizations", {
   createdAt: instant("created_at").notNull(),
   expiresAt: instant("expires_at").notNull(),
 });
+
+/**
+ * Ledger calls per tenant, shared by every instance on one PostgreSQL database: a call takes a
+ * row before it is sent (under an advisory lock per tenant) and marks it finished on its answer,
+ * so the 5 in flight, 60 a minute and the daily budget hold across instances
+ * (`src/services/ledger/shared-limits.ts`). Rows older than two days are pruned by the scheduler.
+ */
+export const ledgerCallSlots = pgTable(
+  "ledger_call_slots",
+  {
+    id: text("id").primaryKey(),
+    tenantId: text("tenant_id").notNull(),
+    startedAt: instant("started_at").notNull(),
+    /** Null while the call is in flight. */
+    finishedAt: instant("finished_at"),
+  },
+  (t) => [index("ledger_call_slots_tenant_started_idx").on(t.tenantId, t.startedAt)],
+);

@@ -68,6 +68,12 @@ export const syncRuns = pgTable(
     error: text("error"),
     /** Calls made to the ledger's API (live syncs only; 429s and retries included). */
     ledgerCalls: integer("ledger_calls"),
+    /**
+     * While a live sync runs: what it has read so far (`{ "resource": "invoices", "records":
+     * { "invoices": 12000 }, "ledgerCalls": 14 }`), committed as it goes so that every instance
+     * can show it.
+     */
+    progress: jsonb("progress"),
   },
   (t) => [index("sync_runs_org_started_idx").on(t.orgId, t.startedAt)],
 );

@@ -83,4 +83,51 @@ describe("alert rules", () => {
       kind: "reconnect_required",
     });
   });
+
+  it("says why a retrying connection waits and when it tries again", () => {
+    const last = new Date("2026-03-01T06:00:00.000Z");
+    const now = new Date("2026-03-01T10:00:00.000Z");
+    const midnight = new Date("2026-03-02T00:00:00.000Z");
+    const budget = ledgerAlertFor(
+      { status: "service_issue", retryAt: midnight, retryReason: "budget" },
+      last,
+      now,
+    );
+    expect(budget).toMatchObject({
+      severity: "warn",
+      kind: "service_issue",
+      nextAttemptAt: midnight.toISOString(),
+      lastSuccessfulSync: last.toISOString(),
+    });
+    expect(budget?.message).toContain("daily call limit");
+    expect(budget?.message).toContain("next attempt at 2026-03-02 00:00 UTC");
+    const breaker = ledgerAlertFor(
+      {
+        status: "service_issue",
+        retryAt: new Date("2026-03-01T10:01:00.000Z"),
+        retryReason: "unavailable",
+      },
+      last,
+      now,
+    );
+    expect(breaker?.message).toContain("returning errors");
+    expect(breaker?.message).toContain("next attempt at 2026-03-01 10:01 UTC");
+    const overdue = ledgerAlertFor(
+      {
+        status: "service_issue",
+        retryAt: new Date("2026-03-01T09:00:00.000Z"),
+        retryReason: "error",
+      },
+      last,
+      now,
+    );
+    expect(overdue?.message).toContain("next attempt due now");
+    // Set by an operator (`ledger set-state retrying`): no time to tell.
+    expect(ledgerAlertFor({ status: "service_issue" }, last, now)).not.toHaveProperty(
+      "nextAttemptAt",
+    );
+    expect(ledgerAlertFor({ status: "disconnected" }, last, now)?.message).toContain(
+      "no longer updates",
+    );
+  });
 });

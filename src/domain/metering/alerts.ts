@@ -39,6 +39,11 @@ export interface LedgerAlert {
   message: string;
   /** ISO 8601; null if the organisation never synced. */
   lastSuccessfulSync: string | null;
+  /**
+   * `service_issue` only, when known: when the service will try the ledger again (ISO 8601).
+   * An addition to the spec's fields, also said in the message.
+   */
+  nextAttemptAt?: string;
   cta: CallToAction;
 }
 
@@ -143,27 +148,67 @@ export function billingAlertFor(input: {
   return found.find((a) => a.severity === "critical") ?? found[0] ?? null;
 }
 
-/** The ledger connection as the alert rules see it; null = none. */
+/** Why a `service_issue` connection is waiting (ledger_credentials.retry_reason). */
+export type LedgerRetryReason = "unavailable" | "rate_limited" | "budget" | "error";
+
+/** The ledger connection as the alert rules see it; null = none (never connected). */
 export interface LedgerConnectionState {
   status: "active" | "service_issue" | "reconnect_required" | "disconnected";
+  /** `service_issue`: when the next sync will be tried, and why it waits (live ledger only). */
+  retryAt?: Date | null;
+  retryReason?: LedgerRetryReason | null;
 }
 
+/** `2026-11-27 04:05 UTC`: a retry time as the alert's message says it. */
+function minuteUtc(at: Date): string {
+  return `${at.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
+
+const WAITING: Record<LedgerRetryReason, string> = {
+  unavailable: "The ledger is returning errors, so syncs are paused and retried automatically",
+  rate_limited:
+    "The ledger is refusing calls for now (its rate limit), so syncs are retried automatically",
+  budget:
+    "The ledger's daily call limit for this organisation is used up, so syncs pause until it " +
+    "resets",
+  error: "The last sync failed and is retried automatically",
+};
+
 /**
- * The ledger alert: none connected (or disconnected) warns `no_connection`; an expired token or
- * tripped circuit breaker (`reconnect_required`) is critical; failing syncs being retried
- * (`service_issue`) warn. An organisation fed by imported files has an active connection to its
- * file source, so it gets no alert while imports succeed.
+ * The ledger alert (spec: ledgerAlert), from the connection's real state:
+ * - never connected: warn `no_connection`;
+ * - disconnected (by an owner or admin): warn `no_connection`, saying the data shown is what the
+ *   last sync read and no longer updates;
+ * - `reconnect_required` (consent revoked, refresh token expired or refused): critical;
+ * - `service_issue` (the `retrying` state: faults with the breaker open, 429s, the daily budget
+ *   spent, a failed sync): warn, with the reason and the next attempt (message and
+ *   `nextAttemptAt`) when known;
+ * - active: none. An organisation fed by imported files has an active connection to its file
+ *   source, so it gets no alert while imports succeed.
  */
 export function ledgerAlertFor(
   connection: LedgerConnectionState | null,
   lastSuccessfulSync: Date | null,
+  now: Date = new Date(),
 ): LedgerAlert | null {
   const last = lastSuccessfulSync ? lastSuccessfulSync.toISOString() : null;
-  if (!connection || connection.status === "disconnected") {
+  if (!connection) {
     return {
       severity: "warn",
       kind: "no_connection",
       message: "No ledger is connected, so there is no data to read. Connect one in settings.",
+      lastSuccessfulSync: last,
+      cta: { label: "Connect a ledger", url: "/settings/ledger" },
+    };
+  }
+  if (connection.status === "disconnected") {
+    return {
+      severity: "warn",
+      kind: "no_connection",
+      message: lastSuccessfulSync
+        ? `The ledger was disconnected: the data shown is what the last sync read ` +
+          `(${minuteUtc(lastSuccessfulSync)}) and no longer updates. Connect it again in settings.`
+        : "The ledger was disconnected before any data was synced. Connect one in settings.",
       lastSuccessfulSync: last,
       cta: { label: "Connect a ledger", url: "/settings/ledger" },
     };
@@ -173,20 +218,32 @@ export function ledgerAlertFor(
       severity: "critical",
       kind: "reconnect_required",
       message:
-        "The ledger connection must be re-authorised: data is stale and will not update until " +
-        "it is reconnected.",
+        "The ledger connection must be re-authorised (consent was revoked or the authorization " +
+        "expired): data is stale and will not update until it is reconnected.",
       lastSuccessfulSync: last,
       cta: { label: "Reconnect the ledger", url: "/settings/ledger" },
     };
   }
   if (connection.status === "service_issue") {
+    const at = connection.retryAt ?? null;
+    const reason = connection.retryReason ?? null;
+    const when = at
+      ? at.getTime() > now.getTime()
+        ? `next attempt at ${minuteUtc(at)}`
+        : "next attempt due now"
+      : null;
+    const message =
+      reason && when
+        ? `${WAITING[reason]} (${when}); data may be up to 12 hours old.`
+        : `The ledger is returning errors and syncs are being retried automatically${
+            when ? ` (${when})` : ""
+          }; data may be up to 12 hours old.`;
     return {
       severity: "warn",
       kind: "service_issue",
-      message:
-        "The ledger is returning errors and syncs are being retried automatically; data may be " +
-        "up to 12 hours old.",
+      message,
       lastSuccessfulSync: last,
+      ...(at ? { nextAttemptAt: at.toISOString() } : {}),
       cta: { label: "View sync status", url: "/settings/ledger" },
     };
   }

@@ -332,6 +332,7 @@ export async function linkTenant(
       scope: tokens.scope,
       refreshedAt: deps.now(),
       nextAttemptAt: null,
+      retryReason: null,
       consecutiveFailures: 0,
     };
     await tx

@@ -1,8 +1,20 @@
 import type { LedgerSettings } from "../../connector/xero/config.ts";
 import { DEV_LEDGER_TOKEN_KEY } from "../../connector/xero/config.ts";
-import type { LedgerPolicyOptions } from "../../connector/xero/policy.ts";
+import type {
+  LedgerPolicy,
+  LedgerPolicyOptions,
+  SharedCallLimiter,
+  TenantGate,
+} from "../../connector/xero/policy.ts";
 import type { Db } from "../../db/client.ts";
 import { TokenSealer } from "./seal.ts";
+import { sharedLimiterFor } from "./shared-limits.ts";
+
+/** What one process keeps per tenant and connection (tests give each simulated instance one). */
+export interface LedgerProcessState {
+  gates: Map<string, TenantGate>;
+  policies: Map<string, LedgerPolicy>;
+}
 
 /** What the live-ledger services need: the database, the LEDGER_* settings, the clock. */
 export interface LedgerDeps {
@@ -14,6 +26,10 @@ export interface LedgerDeps {
   publicBaseUrl: string;
   /** Overrides of the call policy (tests shorten its windows). */
   policy?: Partial<LedgerPolicyOptions>;
+  /** The tenants' limits shared by every instance (PostgreSQL; answers at once on PGlite). */
+  shared?: SharedCallLimiter;
+  /** Default: the process's own (module-level) gates and policies. */
+  processState?: LedgerProcessState;
   fetch?: typeof fetch;
 }
 
@@ -23,6 +39,9 @@ export function createLedgerDeps(input: {
   publicBaseUrl: string;
   now?: () => Date;
   policy?: Partial<LedgerPolicyOptions>;
+  /** Default: `ledger_call_slots` on a PostgreSQL pool, none on the embedded database. */
+  shared?: SharedCallLimiter | null;
+  processState?: LedgerProcessState;
   fetch?: typeof fetch;
 }): LedgerDeps {
   return {
@@ -32,6 +51,8 @@ export function createLedgerDeps(input: {
     now: input.now ?? (() => new Date()),
     publicBaseUrl: input.publicBaseUrl.replace(/\/+$/, ""),
     policy: input.policy,
+    shared: input.shared === null ? undefined : (input.shared ?? sharedLimiterFor(input.db)),
+    processState: input.processState,
     fetch: input.fetch,
   };
 }

@@ -26,6 +26,8 @@ import {
   type SyncCounts,
 } from "../sync/import-ledger.ts";
 import type { LedgerDeps } from "./deps.ts";
+import { ProgressReporter } from "./progress.ts";
+import { hasSeveralConnections } from "./shared-limits.ts";
 import { ConnectionTokens, markReconnectRequired } from "./tokens.ts";
 
 /*
@@ -77,10 +79,11 @@ function policyFor(
     dailyBudget: deps.settings.LEDGER_DAILY_BUDGET,
     ...deps.policy,
   };
-  let policy = policies.get(connectionId);
+  const registry = deps.processState?.policies ?? policies;
+  let policy = registry.get(connectionId);
   if (!policy) {
     policy = new LedgerPolicy(options);
-    policies.set(connectionId, policy);
+    registry.set(connectionId, policy);
   }
   return { policy, options };
 }
@@ -144,11 +147,23 @@ export async function syncLedger(
     tokens,
     policy,
     policyOptions: options,
+    shared: deps.shared,
+    gates: deps.processState?.gates,
     fetch: deps.fetch,
   });
-  const source = createXeroSource(client, { since, asOf: now.toISOString().slice(0, 10) });
   const callsBefore = policy.calls;
   const calls = () => policy.calls - callsBefore;
+  const progress = new ProgressReporter(db, input.orgId, hasSeveralConnections(db));
+  const source = createXeroSource(client, {
+    since,
+    asOf: now.toISOString().slice(0, 10),
+    onRecords: (resource, stats) =>
+      progress.update({
+        resource,
+        records: { ...stats.records } as Record<string, number>,
+        ledgerCalls: calls(),
+      }),
+  });
 
   try {
     // A valid token before the import's transaction opens: a refresh takes the credentials row
@@ -164,6 +179,7 @@ export async function syncLedger(
       sourceLabel: `xero:${live.tenantId}:${mode}`,
       now,
       partial: mode === "incremental",
+      onRunStarted: (id) => progress.started(id),
       afterProjection: async (tx) => {
         for (const resource of LEDGER_RESOURCES) {
           const seen = source.stats.latestUpdate[resource];
@@ -181,6 +197,7 @@ export async function syncLedger(
           .update(ledgerCredentials)
           .set({
             nextAttemptAt: null,
+            retryReason: null,
             consecutiveFailures: 0,
             ...(mode === "full" ? { lastFullSyncAt: now } : {}),
           })
@@ -222,7 +239,11 @@ export async function syncLedger(
     await db.transaction(async (tx) => {
       await tx
         .update(ledgerCredentials)
-        .set({ nextAttemptAt: retryAt, consecutiveFailures: failures })
+        .set({
+          nextAttemptAt: retryAt,
+          retryReason: cause instanceof LedgerRetryLaterError ? cause.reason : "error",
+          consecutiveFailures: failures,
+        })
         .where(eq(ledgerCredentials.connectionId, live.connectionId));
       await tx
         .update(ledgerConnections)
@@ -244,6 +265,8 @@ export async function syncLedger(
       state: "retrying",
       nextAttemptAt: retryAt.toISOString(),
     };
+  } finally {
+    await progress.finished();
   }
 }
 

@@ -27,6 +27,7 @@ import type { BillingContext } from "../billing/billing-context.ts";
 import type { AuthenticatedKey, OrgRef } from "../context.ts";
 import { ServiceError } from "../errors.ts";
 import { resolveTargetOrg } from "../keys/resolve-target-org.ts";
+import { withRetryTime } from "../ledger/retry-state.ts";
 import type { BurstLimitFigures } from "../status/get-status.ts";
 import {
   type BurstDecision,
@@ -190,7 +191,7 @@ export function meterFigures(input: {
             trialDaysRemaining: subscription.trialDaysRemaining,
             credits: usage,
           }),
-    ledgerAlert: ledgerAlertFor(context.ledger, context.lastSuccessfulSync),
+    ledgerAlert: ledgerAlertFor(context.ledger, context.lastSuccessfulSync, now),
   };
 }
 
@@ -280,13 +281,13 @@ export class Metering {
   }
 
   /** The store's answer to a charged call: the admission, or its refusal (thrown). */
-  private charged(
+  private async charged(
     req: MeterRequest,
     orgId: string,
     burst: BurstDecision,
     burstState: RateLimitPolicyState,
     admitted: CreditAdmitResult,
-  ): MeterAdmission {
+  ): Promise<MeterAdmission> {
     if (admitted.decision === "no_account" || admitted.decision === "no_seat") {
       throw noBillableSeat(admitted.decision === "no_account");
     }
@@ -299,15 +300,16 @@ export class Metering {
   }
 
   /** An admitted request's figures and headers. */
-  private admission(
+  private async admission(
     req: MeterRequest,
     orgId: string,
     burst: BurstDecision,
     burstState: RateLimitPolicyState,
     window: { context: BillingContext; state: CreditWindowState | null; quotaUsed: number },
     creditUseId: string | null,
-  ): MeterAdmission {
-    const { context, state, quotaUsed } = window;
+  ): Promise<MeterAdmission> {
+    const { state, quotaUsed } = window;
+    const context = await retryingContext(this.db, orgId, window.context);
     const figures = meterFigures({
       orgId,
       context,
@@ -500,5 +502,24 @@ export async function readMeterFigures(
     windowMs: limits.creditWindowMs,
     allowance: limits.allowance,
   });
-  return meterFigures({ orgId: input.org.id, context, state, quotaUsed, now: input.now, limits });
+  return meterFigures({
+    orgId: input.org.id,
+    context: await retryingContext(db, input.org.id, context),
+    state,
+    quotaUsed,
+    now: input.now,
+    limits,
+  });
+}
+
+/** The billing context with the ledger's retry time when it is retrying (the alert tells it). */
+async function retryingContext(
+  db: DbOrTx,
+  orgId: string,
+  context: BillingContext,
+): Promise<BillingContext> {
+  if (context.ledger?.status !== "service_issue") return context;
+  // The retry time only adds words to the alert: a failed read leaves them out, never the answer.
+  const ledger = await withRetryTime(db, orgId, context.ledger).catch(() => context.ledger);
+  return { ...context, ledger };
 }

@@ -2,6 +2,8 @@ import { and, desc, eq } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client.ts";
 import { ledgerConnections, syncRuns } from "../../db/schema/index.ts";
 import { type LedgerConnectionState, ledgerAlertFor } from "../../domain/metering/alerts.ts";
+import { localSyncProgress, type SyncProgress } from "../ledger/progress.ts";
+import { withRetryTime } from "../ledger/retry-state.ts";
 
 /** A sync run as the connection panel shows it. */
 export interface SyncRunView {
@@ -12,6 +14,11 @@ export interface SyncRunView {
   /** Rows read and written per collection. */
   counts: Record<string, { read?: number; written?: number }> | null;
   error: string | null;
+  /**
+   * While a live sync runs: what it has read so far, committed by whichever instance runs it
+   * (sync_runs.progress), or this process's own when it runs here on the embedded database.
+   */
+  progress: SyncProgress | null;
 }
 
 /** The organisation's ledger connection in the words of its `ledgerAlert`, and its last runs. */
@@ -58,7 +65,7 @@ export async function getLedgerPanel(db: DbOrTx, orgId: string): Promise<LedgerP
     sourceRef: connection?.sourceRef ?? null,
     status,
     alert: ledgerAlertFor(
-      status ? { status } : last ? { status: "active" } : null,
+      await withRetryTime(db, orgId, status ? { status } : last ? { status: "active" } : null),
       lastSuccessfulSync,
     ),
     lastSuccessfulSync,
@@ -70,6 +77,10 @@ export async function getLedgerPanel(db: DbOrTx, orgId: string): Promise<LedgerP
           outcome: last.outcome,
           counts: (last.counts ?? null) as SyncRunView["counts"],
           error: last.error,
+          progress:
+            last.outcome === "running"
+              ? ((last.progress as SyncProgress | null) ?? localSyncProgress(orgId) ?? null)
+              : null,
         }
       : null,
     running: last?.outcome === "running",

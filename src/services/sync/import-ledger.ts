@@ -67,6 +67,8 @@ export interface ImportLedgerInput {
   partial?: boolean;
   /** More writes in the import's transaction, after the projection (e.g. sync watermarks). */
   afterProjection?: (tx: Tx) => Promise<void>;
+  /** Told the run's id once its `sync_runs` row is committed (before the projection starts). */
+  onRunStarted?: (syncRunId: string) => void;
 }
 
 /**
@@ -118,6 +120,7 @@ export async function importLedger(db: Db, input: ImportLedgerInput): Promise<Sy
     startedAt: now,
     outcome: "running",
   });
+  input.onRunStarted?.(syncRunId);
 
   const counts: SyncCounts = {};
   try {

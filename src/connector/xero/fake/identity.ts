@@ -157,6 +157,11 @@ export class FakeIdentity {
     return grant && !grant.revoked ? grant : undefined;
   }
 
+  /** Every access and refresh token issued so far (tests look for them where none may be). */
+  issuedTokens(): string[] {
+    return [...this.accessTokens.keys(), ...this.refreshTokens.keys()];
+  }
+
   /** Expires every access token now, so the next call must refresh. */
   expireAccessTokens(): void {
     for (const entry of this.accessTokens.values()) entry.expiresMs = 0;

@@ -47,17 +47,41 @@ export const LedgerAlertSchema = z
     severity: z.enum(["warn", "critical"]).openapi({ example: "critical" }),
     kind: z.enum(["reconnect_required", "service_issue", "no_connection"]).openapi({
       description:
-        "`reconnect_required` (critical): token expired or circuit breaker open; data is stale " +
-        "and will not update. `service_issue` (warn): the ledger returns errors and syncs are " +
-        "retried; data may be up to 12 hours old. `no_connection` (warn): no ledger connected " +
-        "(an organisation fed by imported files counts as connected to its file source).",
-      example: "reconnect_required",
+        "`reconnect_required` (critical): the ledger refused our authorization (consent revoked, " +
+        "refresh token expired or refused); data is stale and will not update until an owner or " +
+        "admin reconnects. `service_issue` (warn): syncs are failing and retried automatically: " +
+        "the ledger returns errors (its circuit breaker is open until a trial call succeeds), " +
+        "refuses calls (429), the organisation's daily call budget is spent (retried after the " +
+        "next UTC midnight), or a sync failed on a malformed record; data may be up to 12 hours " +
+        "old. The spec lists a tripped circuit breaker under `reconnect_required`; here it is " +
+        "`service_issue`, because the breaker closes by itself and needs no one to act. " +
+        "`no_connection` (warn): no ledger connected, or disconnected (the data shown is what " +
+        "the last sync read and no longer updates). An organisation fed by imported files counts " +
+        "as connected to its file source.",
+      example: "service_issue",
     }),
-    message: z.string().openapi({ description: "Plain-language explanation." }),
+    message: z.string().openapi({
+      description:
+        "Plain-language explanation. For `service_issue` it says why syncs wait and when the " +
+        "next attempt is (`next attempt at 2026-03-01 10:01 UTC`, or `next attempt due now`).",
+      example:
+        "The ledger's daily call limit for this organisation is used up, so syncs pause until " +
+        "it resets (next attempt at 2026-03-02 00:00 UTC); data may be up to 12 hours old.",
+    }),
     lastSuccessfulSync: z.string().nullable().openapi({
       description: "When the last sync succeeded (ISO 8601); null if never.",
       example: "2026-03-01T06:00:00.000Z",
     }),
+    nextAttemptAt: z
+      .string()
+      .optional()
+      .openapi({
+        description:
+          "`service_issue` of a live ledger connection only: when the service will try the " +
+          "ledger again (ISO 8601). An addition to the spec's fields; the message says it too. " +
+          "Absent when the time is not known (a state set by an operator).",
+        example: "2026-03-02T00:00:00.000Z",
+      }),
     cta: CtaSchema,
   })
   .openapi("LedgerAlert", {
