@@ -2,10 +2,10 @@
  * JSON kept, as UTF-8 bytes, for values that never change once built, so a response that
  * carries one again neither serialises nor encodes it again.
  *
- * Why: a stored forecast's `weeks` are about 270 KB of JSON on the benchmark organisation (every
- * week lists its item ids). Serialising them, building the body string around them and encoding
- * that to UTF-8 for the socket took more than half of the forecast route's own CPU; the snapshot
- * behind them never changes once written (get-forecast.ts keeps it parsed).
+ * Why: a stored forecast's `weeks` are most of its response (every week lists its item ids), and
+ * serialising and encoding them dominated the forecast route's own CPU (figures:
+ * docs/benchmarks.md, "Optimisations in the code"); the snapshot behind them never changes once
+ * written (get-forecast.ts keeps it parsed).
  *
  * The rules that make it safe: a value handed to `keepJson` must be plain JSON data (objects,
  * arrays and primitives only: no Dates, class instances or `toJSON`, whose text could change or

@@ -313,6 +313,33 @@ describe.skipIf(!hasChromium)(`owner's screens in headless Chromium (${testDrive
     }
   });
 
+  it("pages the sensitive-data page's lists, and asks before the session's first flag change", async () => {
+    await page.goto(`${base}/settings/sensitive`);
+    expect(await page.locator("#account-flags tbody tr").count()).toBeLessThanOrEqual(25);
+    await expect(page.locator("#account-pager").textContent()).resolves.toMatch(/page 1 of \d+/);
+    const height = await page.evaluate(
+      () =>
+        (globalThis as unknown as { document: { documentElement: { scrollHeight: number } } })
+          .document.documentElement.scrollHeight,
+    );
+    console.info(`[owner-screens] /settings/sensitive is ${height} px tall at 1280 px`);
+    expect(height).toBeLessThan(4900);
+    await page.fill("#account-search input[name=aq]", "Sales");
+    await Promise.all([
+      page.waitForURL((u) => u.searchParams.get("aq") === "Sales"),
+      page.click("#account-search button[type=submit]"),
+    ]);
+    const row = page.locator("#account-flags tbody tr", { hasText: "Sales" }).first();
+    const id = (await row.getAttribute("data-id")) ?? "";
+    await row.locator("button").click();
+    await page.locator("#confirm-sensitive").waitFor();
+    await page.locator("#confirm-sensitive a", { hasText: "Cancel" }).click();
+    await page.waitForURL((u) => u.pathname === "/settings/sensitive");
+    await expect(
+      page.locator(`#account-flags tr[data-id="${id}"] .chip.off`).count(),
+    ).resolves.toBe(1);
+  });
+
   it("fits a 390 px phone on every page, without sideways scrolling", async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     try {

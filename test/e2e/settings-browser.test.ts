@@ -7,6 +7,7 @@ import { eq } from "drizzle-orm";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiKeys } from "../../src/db/schema/index.ts";
+import { setSeat } from "../../src/services/billing/set-billing.ts";
 import { createApiKey } from "../../src/services/keys/create-api-key.ts";
 import { createPartner } from "../../src/services/partners/partners.ts";
 import { CHROMIUM, chromiumAvailable } from "../browser/chromium.ts";
@@ -210,19 +211,26 @@ describe.skipIf(!hasChromium)(`settings screen in headless Chromium (${testDrive
 
   it("hides a flagged account, and a flagged contact's invoices, from the very next API response", async () => {
     /** Clicks a row's toggle and waits until the page, reloaded after the POST, shows the flag. */
-    const toggle = async (row: string, flagged: boolean) => {
-      await Promise.all([
-        page.waitForURL(
-          (url) => url.searchParams.get("notice") === (flagged ? "flagged" : "cleared"),
-        ),
-        page.click(`${row} button`),
-      ]);
+    const toggle = async (row: string, flagged: boolean, first = false) => {
+      const done = (url: URL) =>
+        url.searchParams.get("notice") === (flagged ? "flagged" : "cleared");
+      if (first) {
+        // The session's first change asks for confirmation; nothing changes until confirmed.
+        await page.click(`${row} button`);
+        await page.locator("#confirm-sensitive").waitFor();
+        await Promise.all([
+          page.waitForURL(done),
+          page.click("#confirm-sensitive button[type=submit]"),
+        ]);
+      } else {
+        await Promise.all([page.waitForURL(done), page.click(`${row} button`)]);
+      }
       expect(await page.locator(`${row} .chip.${flagged ? "sensitive" : "off"}`).count()).toBe(1);
     };
     const wagesRow = `#account-flags tr[data-id="${ledger.wages.accountId}"]`;
     const secretRow = `#contact-flags tr[data-id="${ledger.secret.id}"]`;
     await page.goto(`${base}/settings/sensitive`);
-    await toggle(wagesRow, true);
+    await toggle(wagesRow, true, true);
     const flagged = (await (await api("/api/agent/bank-accounts", secret)).json()) as {
       accounts: { name: string }[];
       redactedItemCount: number;
@@ -266,6 +274,7 @@ describe.skipIf(!hasChromium)(`settings screen in headless Chromium (${testDrive
   });
 
   it("shows the key's requests in its audit trail, newest first", async () => {
+    await t.flushAudit(); // the batched writer commits what it holds
     await page.goto(`${base}/settings/keys/${prefix}/audit`);
     const rows = page.locator("#audit-events tbody tr");
     // Every call made with the rotated key, the latest first.
@@ -358,6 +367,7 @@ describe.skipIf(!hasChromium)(`settings screen in headless Chromium (${testDrive
 
   it("shows the owner a member's personal key and revokes it for this organisation after a confirmation", async () => {
     const member = await fixtureUser(t.db, TEST_NOW, { orgId, role: "member", label: "member" });
+    await setSeat(t.db, { orgId, userId: member.userId, plan: "Pocket" }, TEST_NOW); // metered
     const personal = await createApiKey(
       t.db,
       { kind: "USER", userId: member.userId, label: "Member's laptop", scopes: ["READ_BANK"] },

@@ -1,6 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { apiKeys, memberships, organisations, partnerLinks } from "../../src/db/schema/index.ts";
+import { noopMetering } from "../../src/http/pipeline/metering.ts";
 import { createApiKey } from "../../src/services/keys/create-api-key.ts";
 import { createPartner, linkPartner } from "../../src/services/partners/partners.ts";
 import { getJson, TEST_NOW, testApp } from "../helpers/api.ts";
@@ -16,8 +17,13 @@ import { FIXTURE_PASSWORD, fixtureUser, webOrg } from "./web-fixtures.ts";
 
 const now = TEST_NOW;
 
+/**
+ * The app runs the key cache and batched audit writer of production but no metering: these
+ * members and partners hold no seats (seats: test/integration/metering-pipeline.test.ts), and a
+ * 403 `no_billable_seat` would pass for the governance 403s asserted here.
+ */
 async function scene() {
-  const t = await testApp();
+  const t = await testApp({ metering: noopMetering });
   const a = await webOrg(t.db, now, `Alpha ${Math.random().toString(36).slice(2, 6)}`);
   const b = await webOrg(t.db, now, `Beta ${Math.random().toString(36).slice(2, 6)}`);
   const admin = await fixtureUser(t.db, now, { orgId: a.org.id, role: "admin", label: "admin" });
@@ -236,6 +242,7 @@ describe(`key governance on the settings screen (${testDriver})`, () => {
     await bo.get("/settings/partners");
     expect(bo.lastHtml).toContain("its creator no longer owns the partner");
     const prefix = secret.split("_")[1] ?? "";
+    await t.flushAudit(); // the batched writer commits the refusal's row
     expect((await bo.get(`/settings/keys/${prefix}/audit`)).status).toBe(200);
     expect(bo.lastHtml).toContain("refused: its creator no longer owns the partner");
     // Alice no longer sees the partner; the last owner cannot be removed.

@@ -1,18 +1,18 @@
 import { Writable } from "node:stream";
 import { type App, createApp } from "../../src/app.ts";
 import { ConfigSchema } from "../../src/config.ts";
-import type { Db } from "../../src/db/client.ts";
+import type { Database, Db } from "../../src/db/client.ts";
 import { fixedClock } from "../../src/domain/clock.ts";
 import type { AppDeps } from "../../src/http/env.ts";
-import { type MeteringHook, noopMetering } from "../../src/http/pipeline/metering.ts";
-import { createLogger } from "../../src/logger.ts";
-import type { AuditWriter } from "../../src/services/audit/audit-writer.ts";
+import { createMetering, type MeteringHook } from "../../src/http/pipeline/metering.ts";
+import { createLogger, type Logger } from "../../src/logger.ts";
+import { type AuditWriter, BatchedAuditWriter } from "../../src/services/audit/audit-writer.ts";
 import {
   type CreateApiKeyInput,
   type CreatedApiKey,
   createApiKey,
 } from "../../src/services/keys/create-api-key.ts";
-import type { VerifiedKeyCache } from "../../src/services/keys/verified-key-cache.ts";
+import { VerifiedKeyCache } from "../../src/services/keys/verified-key-cache.ts";
 import { getTestDatabase } from "./test-db.ts";
 
 /** The instant test apps start at, unless a test picks another. */
@@ -25,48 +25,91 @@ export interface TestApp {
   clock: ReturnType<typeof fixedClock>;
   /** Every log line the app wrote, when built with `captureLogs` (else empty). */
   logs: string[];
+  /**
+   * Commits the audit rows of the requests answered so far (the batched writer keeps them for a
+   * moment, as in production): call it before reading `agent_request_audit`.
+   */
+  flushAudit(): Promise<void>;
+}
+
+/** What the test apps of the current file started: stopped after the file (worker-setup.ts). */
+const running: { close(): unknown }[] = [];
+
+/** Stops the key caches and closes the audit writers the test apps of this file started. */
+export async function closeTestApps(): Promise<void> {
+  for (const r of running.splice(0).reverse()) await r.close();
 }
 
 /**
- * The real application over the shared test database, with a fixed clock and a silent logger
- * (or, with `captureLogs`, an info-level logger whose lines are kept in `logs`).
+ * The real application over the shared test database, wired as `npm start` wires it: real
+ * metering (in-process burst limiter), the verified-key cache and the batched audit writer;
+ * with a fixed clock and a silent logger (or, with `captureLogs`, an info-level logger whose
+ * lines are kept in `logs`). A test may replace one of the three (e.g. `noopMetering` where a
+ * property test makes more calls than a plan allows; the immediate audit writer where it tests
+ * the writer itself).
  *
- * Metering is `noopMetering` unless a test passes one: most suites test other things with users
- * that hold no seat (which real metering refuses) and compare whole bodies (which real metering
- * extends with alerts). The metering suites (test/integration/metering*.test.ts) pass the real
- * one, `createMetering(...)`, as the server does by default.
+ * The key cache is started and the audit writer closed by `closeTestApps` after each file. A
+ * key changed behind the cache's back (a service call, not the web screen, which clears it) is
+ * seen at the cache's next poll: `await t.deps.keyCache?.poll()`.
  */
 export async function testApp(
   opts: {
     now?: Date;
     captureLogs?: boolean;
+    /** Instead of the one `captureLogs` picks. */
+    logger?: Logger;
+    /** Default: the shared test database. */
+    database?: Database;
+    /** Default: the real metering, as the server runs it. */
     metering?: MeteringHook;
-    /** The server's verified-key cache (default: none, so every request reads its key). */
+    /** Default: a started verified-key cache, as the server runs it. */
     keyCache?: VerifiedKeyCache;
-    /** Where audit rows go (default: committed one by one before each response). */
+    /** Default: the batched writer, as the server runs it. */
     auditWriter?: AuditWriter;
   } = {},
 ): Promise<TestApp> {
-  const database = await getTestDatabase();
+  const database = opts.database ?? (await getTestDatabase());
   const clock = fixedClock(opts.now ?? TEST_NOW);
+  const captured = testLogger(opts.captureLogs);
+  const logger = opts.logger ?? captured.logger;
+  const logs = captured.logs;
+  const keyCache = opts.keyCache ?? new VerifiedKeyCache(database.db, { logger });
+  if (!opts.keyCache) {
+    await keyCache.start();
+    running.push({ close: () => keyCache.stop() });
+  }
+  const auditWriter = opts.auditWriter ?? new BatchedAuditWriter(database.db, { logger });
+  if (!opts.auditWriter) running.push(auditWriter);
+  const deps: AppDeps = {
+    config: ConfigSchema.parse({}),
+    database,
+    clock,
+    logger,
+    metering: opts.metering ?? createMetering({ db: database.db, logger }),
+    keyCache,
+    auditWriter,
+  };
+  return {
+    app: createApp(deps),
+    deps,
+    db: database.db,
+    clock,
+    logs,
+    flushAudit: () => auditWriter.flush(),
+  };
+}
+
+/** A silent logger, or with `capture` a trace-level one whose lines are kept in `logs`. */
+export function testLogger(capture = false): { logger: Logger; logs: string[] } {
   const logs: string[] = [];
+  if (!capture) return { logger: createLogger("silent"), logs };
   const sink = new Writable({
     write(chunk, _encoding, done) {
       logs.push(...String(chunk).split("\n").filter(Boolean));
       done();
     },
   });
-  const logger = opts.captureLogs ? createLogger("trace", sink) : createLogger("silent");
-  const deps: AppDeps = {
-    config: ConfigSchema.parse({}),
-    database,
-    clock,
-    logger,
-    metering: opts.metering ?? noopMetering,
-    ...(opts.keyCache ? { keyCache: opts.keyCache } : {}),
-    ...(opts.auditWriter ? { auditWriter: opts.auditWriter } : {}),
-  };
-  return { app: createApp(deps), deps, db: database.db, clock, logs };
+  return { logger: createLogger("trace", sink), logs };
 }
 
 /** Creates a key through the real service (the secret is in `.key`). */

@@ -1,20 +1,14 @@
 import { randomBytes } from "node:crypto";
 import { connect, createServer, type Server, type Socket } from "node:net";
-import { Writable } from "node:stream";
 import { sql } from "drizzle-orm";
-import { createApp } from "../../src/app.ts";
-import { ConfigSchema } from "../../src/config.ts";
 import type { Database, Db } from "../../src/db/client.ts";
 import type { Plan } from "../../src/db/schema/index.ts";
-import { fixedClock } from "../../src/domain/clock.ts";
 import type { MeteringLimits } from "../../src/domain/metering/plans.ts";
 import type { Scope } from "../../src/domain/scopes.ts";
-import type { AppDeps } from "../../src/http/env.ts";
-import { createLogger } from "../../src/logger.ts";
 import type { BurstLimiter } from "../../src/services/metering/burst-limiter.ts";
 import type { CreditStore } from "../../src/services/metering/credit-store.ts";
 import { Metering } from "../../src/services/metering/metering.ts";
-import { createTestKey, TEST_NOW, type TestApp } from "./api.ts";
+import { createTestKey, TEST_NOW, type TestApp, testApp, testLogger } from "./api.ts";
 import { createTestOrg } from "./factories.ts";
 import { getTestDatabase } from "./test-db.ts";
 
@@ -30,7 +24,10 @@ export interface MeteredTestApp extends TestApp {
   metering: Metering;
 }
 
-/** The real application with the real metering over the test database (or `database`). */
+/**
+ * The test app (production wiring) with its metering built from these parts over the test
+ * database (or `database`).
+ */
 export async function meteredApp(
   opts: {
     now?: Date;
@@ -45,15 +42,7 @@ export async function meteredApp(
   } = {},
 ): Promise<MeteredTestApp> {
   const database = opts.database ?? (await getTestDatabase());
-  const clock = fixedClock(opts.now ?? TEST_NOW);
-  const logs: string[] = [];
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      logs.push(...String(chunk).split("\n").filter(Boolean));
-      done();
-    },
-  });
-  const logger = opts.captureLogs ? createLogger("trace", sink) : createLogger("silent");
+  const { logger, logs } = testLogger(opts.captureLogs);
   const metering = new Metering({
     db: opts.meteringDb ?? database.db,
     logger,
@@ -62,8 +51,8 @@ export async function meteredApp(
     store: opts.store,
     storeTimeoutMs: opts.storeTimeoutMs,
   });
-  const deps: AppDeps = { config: ConfigSchema.parse({}), database, clock, logger, metering };
-  return { app: createApp(deps), deps, db: database.db, clock, logs, metering };
+  const t = await testApp({ now: opts.now, database, metering, logger });
+  return { ...t, logs, metering };
 }
 
 /** An organisation on `plan` (active; a 14-day Wallet trial when omitted) and an ORG key. */

@@ -1,5 +1,6 @@
 import pg from "pg";
-import { beforeAll, inject } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
+import { closeTestApps } from "./api.ts";
 import { getTestDatabase } from "./test-db.ts";
 import { databaseName, workerDatabaseUrl } from "./worker-databases.ts";
 
@@ -38,3 +39,5 @@ const OPEN_DATABASE_TIMEOUT_MS = 240_000;
 beforeAll(async () => {
   await getTestDatabase();
 }, OPEN_DATABASE_TIMEOUT_MS);
+
+afterAll(closeTestApps);

@@ -1,15 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type App, createApp } from "../../src/app.ts";
-import { ConfigSchema } from "../../src/config.ts";
-import { fixedClock } from "../../src/domain/clock.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { App } from "../../src/app.ts";
 import { limitsWith } from "../../src/domain/metering/plans.ts";
 import { ALL_BUT_SENSITIVE, type Scope } from "../../src/domain/scopes.ts";
+import { createMetering } from "../../src/http/pipeline/metering.ts";
 import { OPENAPI_PATH } from "../../src/http/routes/agent/agent-route.ts";
-import { createLogger } from "../../src/logger.ts";
-import { BatchedAuditWriter } from "../../src/services/audit/audit-writer.ts";
-import { VerifiedKeyCache } from "../../src/services/keys/verified-key-cache.ts";
-import { Metering } from "../../src/services/metering/metering.ts";
-import { createTestKey, get, getJson, TEST_NOW } from "../helpers/api.ts";
+import { createTestKey, get, getJson, testApp, testLogger } from "../helpers/api.ts";
 import { orgWithKey } from "../helpers/metering.ts";
 import { getTestDatabase, testDriver } from "../helpers/test-db.ts";
 
@@ -58,34 +53,17 @@ type Doc = {
   >;
 };
 
-/** The production wiring: real metering, the verified-key cache and the batched audit writer. */
-async function productionApp(burstLimit?: number) {
-  const database = await getTestDatabase();
-  const logger = createLogger("silent");
-  const keyCache = new VerifiedKeyCache(database.db, { logger });
-  await keyCache.start();
-  const auditWriter = new BatchedAuditWriter(database.db, { logger });
-  const metering = new Metering({
-    db: database.db,
-    logger,
-    ...(burstLimit ? { limits: limitsWith({ burstLimit }) } : {}),
+/** The test app, wired as production is (real metering, key cache, batched audit writer). */
+async function productionApp(burstLimit?: number): Promise<App> {
+  if (!burstLimit) return (await testApp()).app;
+  const { db } = await getTestDatabase();
+  const metering = createMetering({
+    db,
+    logger: testLogger().logger,
+    limits: limitsWith({ burstLimit }),
   });
-  closers.push({ close: () => keyCache.stop() }, auditWriter);
-  return createApp({
-    config: ConfigSchema.parse({}),
-    database,
-    clock: fixedClock(TEST_NOW),
-    logger,
-    metering,
-    keyCache,
-    auditWriter,
-  });
+  return (await testApp({ metering })).app;
 }
-
-const closers: { close(): unknown }[] = [];
-afterAll(async () => {
-  for (const c of closers.reverse()) await c.close();
-});
 
 let app: App;
 let operations: Operation[];

@@ -1,17 +1,25 @@
 import { asc, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
-import type { Db } from "../../src/db/client.ts";
 import { apiKeys, auditEvents } from "../../src/db/schema/index.ts";
 import { generateApiKey, keyChecksum } from "../../src/domain/keys.ts";
 import { SCOPES, type Scope } from "../../src/domain/scopes.ts";
 import type { MeteringContext, MeteringHook } from "../../src/http/pipeline/metering.ts";
+import { setSeat } from "../../src/services/billing/set-billing.ts";
 import { ServiceError } from "../../src/services/errors.ts";
 import { revokeApiKey } from "../../src/services/keys/revoke-api-key.ts";
 import { rotateApiKey } from "../../src/services/keys/rotate-api-key.ts";
 import { createPartner, linkPartner, unlinkPartner } from "../../src/services/partners/partners.ts";
 import { createUser } from "../../src/services/users/create-user.ts";
-import { createTestKey, get, getJson, rowsOf, TEST_NOW, testApp } from "../helpers/api.ts";
+import {
+  createTestKey,
+  get,
+  getJson,
+  rowsOf,
+  TEST_NOW,
+  type TestApp,
+  testApp,
+} from "../helpers/api.ts";
 import { createTestOrg } from "../helpers/factories.ts";
 import { orgWithKey } from "../helpers/metering.ts";
 import { testDriver } from "../helpers/test-db.ts";
@@ -25,16 +33,20 @@ const nested = (orgId: string, flat: string) =>
   flat.replace("/api/agent/", `/api/agent/orgs/${orgId}/`);
 const secretOf = (key: string) => key.split("_").at(-1) ?? "";
 
-async function auditRows(db: Db, keyId: string) {
-  return db
+/** The key's audit rows, once the app's batched writer has committed what it holds. */
+async function auditRows(t: TestApp, keyId: string) {
+  await t.flushAudit();
+  return t.db
     .select()
     .from(auditEvents)
     .where(eq(auditEvents.keyId, keyId))
     .orderBy(asc(auditEvents.id));
 }
 
-async function keyRow(db: Db, id: string) {
-  const [row] = await db.select().from(apiKeys).where(eq(apiKeys.id, id));
+/** The key's row, once the app's batched writer has stamped its last use. */
+async function keyRow(t: TestApp, id: string) {
+  await t.flushAudit();
+  const [row] = await t.db.select().from(apiKeys).where(eq(apiKeys.id, id));
   if (!row) throw new Error(`no key ${id}`);
   return row;
 }
@@ -307,6 +319,9 @@ describe(`agent request pipeline (${testDriver})`, () => {
         label: "u",
         scopes: ["READ_BANK"],
       });
+      // Seats, so metering charges the key in both organisations (seats: metering-pipeline).
+      await setSeat(t.db, { orgId: a.id, userId: user.id, plan: "Pocket" }, TEST_NOW);
+      await setSeat(t.db, { orgId: b.id, userId: user.id, plan: "Pocket" }, TEST_NOW);
 
       // One organisation: the flat form works.
       expect((await get(t.app, "/api/agent/bank-accounts", k.key)).status).toBe(200);
@@ -356,6 +371,14 @@ describe(`agent request pipeline (${testDriver})`, () => {
       expect([none.status, none.body.error]).toEqual([403, "forbidden"]);
 
       await linkPartner(t.db, partner.id, a.id, TEST_NOW);
+      // Seats for the partner's user, so metering charges its keys (seats: metering-pipeline).
+      for (const org of [a, b]) {
+        await setSeat(
+          t.db,
+          { orgId: org.id, userId: partner.ownerUserId, plan: "Pocket" },
+          TEST_NOW,
+        );
+      }
       const pinned = await createTestKey(t.db, {
         kind: "PARTNER",
         partnerId: partner.id,
@@ -406,7 +429,7 @@ describe(`agent request pipeline (${testDriver})`, () => {
   });
 
   describe("key lifecycle through the API", () => {
-    it("refuses the old key and accepts the new one right after rotation", async () => {
+    it("refuses the old key and accepts the new one once the key cache polls after rotation", async () => {
       const t = await testApp();
       const org = await createTestOrg(t.db);
       const old = await createTestKey(t.db, {
@@ -417,11 +440,12 @@ describe(`agent request pipeline (${testDriver})`, () => {
       });
       expect((await get(t.app, "/api/agent/bank-accounts", old.key)).status).toBe(200);
       const rotated = await rotateApiKey(t.db, old.prefix, TEST_NOW);
+      await t.deps.keyCache?.poll(); // at most 250 ms later on a server (verified-key-cache.ts)
       expect((await get(t.app, "/api/agent/bank-accounts", old.key)).status).toBe(401);
       expect((await get(t.app, "/api/agent/bank-accounts", rotated.key)).status).toBe(200);
     });
 
-    it("refuses a revoked key on every endpoint from the next request", async () => {
+    it("refuses a revoked key on every endpoint once the key cache polls", async () => {
       const t = await testApp();
       const org = await createTestOrg(t.db);
       const k = await createTestKey(t.db, {
@@ -432,6 +456,7 @@ describe(`agent request pipeline (${testDriver})`, () => {
       });
       expect((await get(t.app, "/api/agent/orgs", k.key)).status).toBe(200);
       await revokeApiKey(t.db, k.prefix, TEST_NOW);
+      await t.deps.keyCache?.poll(); // at most 250 ms later on a server (verified-key-cache.ts)
       for (const p of [
         "/api/agent/orgs",
         "/api/agent/bank-accounts",
@@ -481,7 +506,7 @@ describe(`agent request pipeline (${testDriver})`, () => {
       const doc = await t.app.request("/api/agent/openapi.json", { method: "POST" });
       expect([doc.status, doc.headers.get("allow")]).toEqual([405, "GET, HEAD"]);
       // A 405 uses no credit and is audited as unmatched.
-      const rows = await auditRows(t.db, k.id);
+      const rows = await auditRows(t, k.id);
       expect(new Set(rows.map((r) => [r.route, r.status].join(" ")))).toEqual(
         new Set(["(unmatched) 405", "(unmatched) 404"]),
       );
@@ -508,7 +533,7 @@ describe(`agent request pipeline (${testDriver})`, () => {
       });
       await get(t.app, "/api/agent/orgs", k.key, { "X-Request-Id": "req-orgs" });
       await get(t.app, "/api/agent/orgs"); // unauthenticated: no row (and no key to attribute it to)
-      const rows = await auditRows(t.db, k.id);
+      const rows = await auditRows(t, k.id);
       expect(
         rows.map((r) => [r.method, r.route, r.status, r.orgId, r.sensitive, r.requestId]),
       ).toEqual([
@@ -518,7 +543,7 @@ describe(`agent request pipeline (${testDriver})`, () => {
         ["GET", "/api/agent/orgs", 200, null, false, "req-orgs"],
       ]);
       for (const r of rows) expect(r.at).toEqual(at);
-      const row = await keyRow(t.db, k.id);
+      const row = await keyRow(t, k.id);
       expect(row.lastUsedAt).toEqual(at);
       expect(row.lastSensitiveAccessAt).toBeNull();
     });
@@ -536,19 +561,19 @@ describe(`agent request pipeline (${testDriver})`, () => {
       const first = new Date("2026-03-06T00:00:00.000Z");
       t.clock.set(first);
       await get(t.app, nested(org.id, "/api/agent/bank-accounts"), k.key);
-      expect(await keyRow(t.db, k.id)).toMatchObject({
+      expect(await keyRow(t, k.id)).toMatchObject({
         lastUsedAt: first,
         lastSensitiveAccessAt: first,
       });
       const second = new Date("2026-03-06T00:05:00.000Z");
       t.clock.set(second);
       await get(t.app, "/api/agent/bank-accounts", k.key);
-      const rows = await auditRows(t.db, k.id);
+      const rows = await auditRows(t, k.id);
       expect(rows.map((r) => [r.route, r.status, r.orgId, r.sensitive, r.at])).toEqual([
         ["/api/agent/bank-accounts", 200, org.id, true, first],
         ["/api/agent/bank-accounts", 200, org.id, true, second],
       ]);
-      expect(await keyRow(t.db, k.id)).toMatchObject({
+      expect(await keyRow(t, k.id)).toMatchObject({
         lastUsedAt: second,
         lastSensitiveAccessAt: second,
       });
@@ -567,8 +592,8 @@ describe(`agent request pipeline (${testDriver})`, () => {
       const rotated = await rotateApiKey(t.db, k.prefix, TEST_NOW);
       await get(t.app, `/api/agent/bank-accounts?token=${rotated.key}`, rotated.key);
       await revokeApiKey(t.db, rotated.prefix, TEST_NOW);
-      expect(await auditRows(t.db, k.id)).toHaveLength(1);
-      expect(await auditRows(t.db, rotated.id)).toHaveLength(1);
+      expect(await auditRows(t, k.id)).toHaveLength(1);
+      expect(await auditRows(t, rotated.id)).toHaveLength(1);
       const cols = rowsOf<{ column_name: string }>(
         await t.db.execute(sql`
         select column_name from information_schema.columns
@@ -670,7 +695,7 @@ describe(`agent request pipeline (${testDriver})`, () => {
         "rate_limited",
         "7",
       ]);
-      const rows = await auditRows(t.db, k.id);
+      const rows = await auditRows(t, k.id);
       expect(rows.map((x) => [x.route, x.status])).toEqual([["/api/agent/bank-accounts", 429]]);
     });
   });

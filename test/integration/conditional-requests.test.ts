@@ -70,13 +70,14 @@ async function world(opts: { burstLimit?: number } = {}) {
     expect(s.status, s.text).toBe(200);
     return s.body.usage?.used;
   };
-  const audited = async (keyId: string, status: number) =>
-    (
-      await t.db
-        .select({ route: auditEvents.route })
-        .from(auditEvents)
-        .where(and(eq(auditEvents.keyId, keyId), eq(auditEvents.status, status)))
-    ).map((r) => r.route);
+  const audited = async (keyId: string, status: number) => {
+    await t.flushAudit(); // the batched writer commits what it holds
+    const rows = await t.db
+      .select({ route: auditEvents.route })
+      .from(auditEvents)
+      .where(and(eq(auditEvents.keyId, keyId), eq(auditEvents.status, status)));
+    return rows.map((r) => r.route);
+  };
   return { t, org, key, sensitive, used, audited };
 }
 

@@ -127,7 +127,7 @@ async function item(
 describe(`GET /api/agent/cash-position (${testDriver})`, () => {
   it("sums reconciled base-currency accounts, lists every active one, and renames sensitive ones", async () => {
     const t = await testApp();
-    const org = await createTestOrg(t.db, { timezone: "Australia/Sydney" });
+    const org = await createTestOrg(t.db, { timezone: "Australia/Sydney", imported: true });
     const cheque = await bank(t.db, org.id, { code: "090", name: "Cheque", balance: "1000.50" });
     const loan = await bank(t.db, org.id, {
       code: "092",

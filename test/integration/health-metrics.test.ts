@@ -102,6 +102,7 @@ describe(`/metrics (${testDriver})`, () => {
     const refused = await get(t.app, "/api/agent/bank-accounts", key.key);
     expect(refused.status).toBe(429);
     expect((await get(t.app, "/settings/login")).status).toBe(200);
+    await t.flushAudit();
 
     const res = await get(t.app, "/metrics");
     expect(res.status).toBe(200);

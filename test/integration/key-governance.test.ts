@@ -5,6 +5,7 @@ import { orgCommand } from "../../src/cli/commands/org.ts";
 import { partnerCommand } from "../../src/cli/commands/partner.ts";
 import type { Db } from "../../src/db/client.ts";
 import { auditEvents, contacts, memberships } from "../../src/db/schema/index.ts";
+import { noopMetering } from "../../src/http/pipeline/metering.ts";
 import { recordAgentRequests } from "../../src/services/audit/audit-writer.ts";
 import { createApiKey } from "../../src/services/keys/create-api-key.ts";
 import { listOrgKeyReach, revokeKeyForOrg } from "../../src/services/keys/govern-keys.ts";
@@ -18,7 +19,7 @@ import {
 } from "../../src/services/partners/partners.ts";
 import { createUser } from "../../src/services/users/create-user.ts";
 import { webOrg } from "../e2e/web-fixtures.ts";
-import { getJson, TEST_NOW, testApp } from "../helpers/api.ts";
+import { getJson, TEST_NOW, type TestApp, testApp } from "../helpers/api.ts";
 import { runCommand } from "../helpers/cli.ts";
 import { testDriver } from "../helpers/test-db.ts";
 
@@ -45,9 +46,14 @@ async function user(db: Db, label: string, memberOf: [string, "owner" | "admin" 
   return { id, email };
 }
 
-/** Two organisations, each with a flagged contact ("Quiet Holdings"). */
+/**
+ * Two organisations, each with a flagged contact ("Quiet Holdings"). The app runs the key cache
+ * and the batched audit writer of production, but no metering: these users and partners hold no
+ * seats (seats are metering-pipeline.test.ts's subject), and a 403 `no_billable_seat` would
+ * pass for the governance 403s this suite asserts.
+ */
 async function world() {
-  const t = await testApp();
+  const t = await testApp({ metering: noopMetering });
   const a = await webOrg(t.db, now, `Alpha ${Math.random().toString(36).slice(2, 6)}`);
   const b = await webOrg(t.db, now, `Beta ${Math.random().toString(36).slice(2, 6)}`);
   for (const o of [a, b]) {
@@ -67,8 +73,9 @@ async function world() {
   return { t, a, b, contactsOf, SEES_ALL, REDACTED };
 }
 
-async function lastAudit(db: Db, keyId: string) {
-  const [row] = await db
+async function lastAudit(t: TestApp, keyId: string) {
+  await t.flushAudit();
+  const [row] = await t.db
     .select()
     .from(auditEvents)
     .where(eq(auditEvents.keyId, keyId))
@@ -146,14 +153,14 @@ describe(`key governance (${testDriver})`, () => {
       now,
     );
     expect(await contactsOf(key.key, a.org.id)).toEqual(SEES_ALL);
-    expect((await lastAudit(t.db, key.id))?.sensitive).toBe(true);
+    expect((await lastAudit(t, key.id))?.sensitive).toBe(true);
     expect(await contactsOf(key.key, b.org.id)).toEqual(REDACTED);
-    expect((await lastAudit(t.db, key.id))?.sensitive).toBe(false);
+    expect((await lastAudit(t, key.id))?.sensitive).toBe(false);
 
     // Demoted in A: the very next request reads A without it.
     await createUser(t.db, { email: holder.email, orgId: a.org.id, role: "member" }, now);
     expect(await contactsOf(key.key, a.org.id)).toEqual(REDACTED);
-    expect((await lastAudit(t.db, key.id))?.sensitive).toBe(false);
+    expect((await lastAudit(t, key.id))?.sensitive).toBe(false);
     // Promoted again, it applies again (the key itself never changed).
     await createUser(t.db, { email: holder.email, orgId: a.org.id, role: "owner" }, now);
     expect(await contactsOf(key.key, a.org.id)).toEqual(SEES_ALL);
@@ -196,7 +203,7 @@ describe(`key governance (${testDriver})`, () => {
     expect(on).toEqual({ orgId: a.org.id, restrictSensitiveToOrgKeys: true });
     expect(await contactsOf(personal.key, a.org.id)).toEqual(REDACTED);
     expect(await contactsOf(partnerKey.key, a.org.id)).toEqual(REDACTED);
-    expect((await lastAudit(t.db, partnerKey.id))?.sensitive).toBe(false);
+    expect((await lastAudit(t, partnerKey.id))?.sensitive).toBe(false);
     expect(await contactsOf(orgKey.key, a.org.id)).toEqual(SEES_ALL);
     // The listing says so, key by key.
     const reach = await listOrgKeyReach(t.db, a.org.id);
@@ -339,6 +346,7 @@ describe(`key governance (${testDriver})`, () => {
       alice.email,
     ]);
     expect(removed).toEqual({ partnerId: partner.id, userId: alice.id });
+    await t.deps.keyCache?.poll(); // the CLI is another process: the server sees it at its next poll
     for (const path of [
       "/api/agent/orgs",
       "/api/agent/status",
@@ -347,14 +355,14 @@ describe(`key governance (${testDriver})`, () => {
       const r = await getJson(t.app, path, aliceKey.key);
       expect([r.status, r.text], path).toEqual([401, '{"error":"unauthorized"}']);
     }
-    expect(await lastAudit(t.db, aliceKey.id)).toMatchObject({
+    expect(await lastAudit(t, aliceKey.id)).toMatchObject({
       status: 401,
       reason: "creator_not_partner_owner",
       orgId: null,
     });
     // Bob's key is his: it keeps working.
     expect(await contactsOf(bobKey.key, a.org.id)).toEqual(SEES_ALL);
-    expect((await lastAudit(t.db, bobKey.id))?.reason).toBeNull();
+    expect((await lastAudit(t, bobKey.id))?.reason).toBeNull();
     // The owners' listing says why.
     const reach = await listOrgKeyReach(t.db, a.org.id);
     expect(reach.keys.find((k) => k.id === aliceKey.id)).toMatchObject({
@@ -376,6 +384,7 @@ describe(`key governance (${testDriver})`, () => {
       alice.email,
     ]);
     expect(moved).toEqual({ partnerId: partner.id, fromUserId: bob.id, toUserId: alice.id });
+    await t.deps.keyCache?.poll();
     expect((await getJson(t.app, "/api/agent/orgs", bobKey.key)).status).toBe(401);
     // Alice owns it again: the key she created works again (the check is live, like reach).
     expect(await contactsOf(aliceKey.key, a.org.id)).toEqual(SEES_ALL);
@@ -423,7 +432,7 @@ describe(`key governance (${testDriver})`, () => {
     const cache = new VerifiedKeyCache(t.db, { pollMs: 3_600_000 });
     await cache.start();
     try {
-      const cached = await testApp({ keyCache: cache });
+      const cached = await testApp({ keyCache: cache, metering: noopMetering });
       const alice = await user(t.db, "alice", []);
       const partner = await createPartner(t.db, { name: "P", ownerEmail: alice.email }, now);
       await linkPartner(t.db, partner.id, a.org.id, now);

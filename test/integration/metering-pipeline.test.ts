@@ -67,6 +67,7 @@ describe(`metering in the request pipeline (${testDriver})`, () => {
       for (let i = 0; i < 3; i++) expect((await get(t.app, BANK, key.key)).status).toBe(200);
       const bank = await get(t.app, BANK, key.key);
       expect(bank.status).toBe(200);
+      await t.flushAudit(); // the batched writer stamps lastUsedAt
       const s = await getJson<StatusResponse>(t.app, STATUS, key.key);
       expect(s.status, s.text).toBe(200);
       const body = s.body;
@@ -140,6 +141,7 @@ describe(`metering in the request pipeline (${testDriver})`, () => {
       expect(head.headers.get("ratelimit")).toBe('"burst";r=59;t=60, "credits";r=249;t=18000');
       const s = await status(t.app, key.key);
       expect(s.usage?.used).toBe(1);
+      await t.flushAudit();
       const audited = rowsOf<{ method: string; route: string }>(
         await t.db.execute(sql`select method, route from audit_events where key_id = ${key.id}`),
       );

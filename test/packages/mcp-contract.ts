@@ -347,11 +347,11 @@ export function describeMcpContract(
         const s = await open(served, key);
         try {
           await s.client.listTools();
-          const before = await auditCount(w.db, key);
+          const before = await auditCount(w, key);
           await s.client.callTool({ name: "contacts_summary", arguments: {} });
           await s.client.callTool({ name: "contacts_get", arguments: { id: "no-such-contact" } });
           await s.client.callTool({ name: "cohorts_summary", arguments: {} });
-          expect(await auditCount(w.db, key)).toBe(before + 3);
+          expect(await auditCount(w, key)).toBe(before + 3);
         } finally {
           await s.close();
         }

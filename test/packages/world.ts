@@ -132,10 +132,11 @@ export const ALL_SCOPES: readonly Scope[] = [
 ];
 
 /** The audit rows of a key (by its full secret's prefix). */
-export async function auditCount(db: Db, key: string): Promise<number> {
+export async function auditCount(w: DemoWorld, key: string): Promise<number> {
+  await w.t.flushAudit(); // the app's batched writer commits what it holds
   const prefix = key.split("_").at(-2) ?? "";
   const rows = rowsOf<{ n: number | string }>(
-    await db.execute(sql`
+    await w.db.execute(sql`
       select count(*) as n from audit_events e join api_keys k on k.id = e.key_id
        where k.prefix = ${prefix}`),
   );

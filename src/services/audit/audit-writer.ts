@@ -32,8 +32,8 @@ const ROWS_PER_STATEMENT = 500;
  * Appends rows and stamps each key's last-used times once per batch. The rows travel as eight
  * array parameters (one per column) unnested in SQL, so the statement's text and size do not
  * grow with the batch and no SQL is built per row. Each key's latest instants are taken here,
- * from the rows in hand, so PostgreSQL neither returns the inserted rows nor groups them
- * (measured: a fifth of the statement's time per row went to that).
+ * from the rows in hand, so PostgreSQL neither returns the inserted rows nor groups them (a
+ * measurable share of the statement: docs/benchmarks.md, "Optimisations in the code").
  *
  * A batch of up to 500 rows is one statement; a larger one is one transaction (its chunks'
  * inserts, then the stamps), so a failure leaves nothing written and the retry writes each row
@@ -138,14 +138,12 @@ export function latestStamps(rows: readonly AgentRequestAudit[]): {
  * Buffers audit rows and commits them in batches, every `intervalMs` or every `batchSize` rows.
  *
  * Why: committing one row per request costs a WAL flush and, worse, serialises every request of
- * a key on the row lock of its `last_used_at` stamp; measured on the bank-accounts benchmark
- * that cut throughput to a fraction of the bare query's. Batching writes the same rows and
- * stamps once per key per batch.
+ * a key on the row lock of its `last_used_at` stamp. Batching writes the same rows and stamps
+ * once per key per batch.
  *
- * Every 100 ms by default: each statement costs PostgreSQL about 0.3–0.5 ms whatever its size, plus about 20 µs per row,
- * so at 20 ms the fixed part was the larger share on a busy key (measured: the audit step took
- * bank-accounts throughput from 0.79 to 0.94 of the same handler without audit when going from
- * 20 to 100 ms).
+ * Every 100 ms by default: a statement has a fixed cost much larger than its cost per row, so a
+ * shorter interval spends most of it on the fixed part (figures for both choices:
+ * docs/benchmarks.md, "Optimisations in the code").
  *
  * The trade-off: a row is committed up to `intervalMs` after its response, so a crash (not a
  * graceful shutdown, which flushes) can lose that window's rows. A failing database keeps rows in

@@ -1,10 +1,14 @@
 import type { StatusTotals } from "../../domain/pagination/totals.ts";
 import type { ServiceContext } from "../context.ts";
 import { requireScope } from "../context.ts";
+import {
+  type Invoice,
+  type ListDocumentsInput,
+  listLedgerDocuments,
+} from "../lists/ledger-documents.ts";
 import type { ListFields, ListPaging } from "../lists/paging.ts";
-import { type Invoice, type ListDocumentsInput, listLedgerDocuments } from "./list-documents.ts";
 
-export type { Invoice, ListDocumentsInput } from "./list-documents.ts";
+export type { Invoice, ListDocumentsInput } from "../lists/ledger-documents.ts";
 
 /** GET /api/agent/invoices: the rows named `invoices`, then the list fields. */
 export type InvoicesPage = { invoices: Invoice[] } & ListFields<StatusTotals>;

@@ -31,8 +31,8 @@ export interface VerifiedKeyCacheOptions {
 
 /**
  * Verified API keys in process memory, so the request pipeline authenticates a known key without
- * a database round trip (on the bank-accounts benchmark the lookup cost about a third of the
- * endpoint's throughput).
+ * a database round trip on every request (figures: docs/benchmarks.md, "Optimisations in the
+ * code").
  *
  * Invalidation: triggers bump an `auth_epoch` row in the same transaction as any change to a
  * key (revocation, rotation, deletion) or to an organisation field read with its keys

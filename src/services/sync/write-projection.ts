@@ -28,7 +28,8 @@ export function rowsOf<R>(result: unknown): R[] {
 /**
  * Runs SQL text with positional parameters on the session behind `db` (a transaction's, inside
  * one). Bulk statements bypass drizzle's `sql` builder: assembling tens of thousands of parameter
- * chunks through it cost more than the database work (profiled: ~60% of an import's CPU).
+ * chunks through it cost more than the database work (docs/benchmarks.md, "Optimisations in the
+ * code").
  */
 async function run<R>(db: DbOrTx, text: string, params: unknown[]): Promise<R[]> {
   const result = await db._.session

@@ -1,8 +1,8 @@
 import type { FC } from "hono/jsx";
 import { autoTopUpBlocker } from "../../domain/metering/auto-top-up.ts";
 import { CREDIT_ALLOWANCE } from "../../domain/metering/plans.ts";
+import type { BillingView, WindowUsage } from "../../services/billing/billing-view.ts";
 import { CsrfField, Layout, Notice } from "../components/layout.tsx";
-import type { BillingView, WindowUsage } from "../data/billing.ts";
 import { formatInstant } from "../format.ts";
 import type { CurrentOrg, WebView } from "../request.ts";
 

@@ -1,6 +1,7 @@
 import type { FC } from "hono/jsx";
 import { slugify } from "../../domain/brief/text.ts";
 import type { BriefRef } from "../../domain/brief/types.ts";
+import type { CashInCurrency } from "../../services/bank-accounts/cash-today.ts";
 import type { ForecastVariance } from "../../services/forecast/history.ts";
 import { AGEING_BUCKETS, type ReceivablesAgeing } from "../../services/receivables/ageing.ts";
 import type { LedgerPanel } from "../../services/status/ledger-panel.ts";
@@ -12,7 +13,7 @@ import { VARIANCE_HORIZONS, VarianceChart, variancePoints } from "../components/
 import type { ForecastSeries, ForecastWeekInput } from "../dashboard/forecast-series.ts";
 import { type Block, type Inline, parseMarkdown } from "../dashboard/markdown.ts";
 import type { BurnRunway, RunwayWeeks } from "../dashboard/runway.ts";
-import type { CashInCurrency, DailyBriefView } from "../data/dashboard.ts";
+import type { DailyBriefView } from "../data/dashboard.ts";
 import { formatAmount, formatInstant } from "../format.ts";
 import type { CurrentOrg, WebView } from "../request.ts";
 

@@ -1,6 +1,6 @@
 import type { FC } from "hono/jsx";
+import type { AccountFlagRow, ContactFlagRow } from "../../services/sensitivity/list-flags.ts";
 import { CsrfField, Layout, Notice } from "../components/layout.tsx";
-import type { AccountFlagRow, ContactFlagRow } from "../data/sensitive.ts";
 import type { CurrentOrg, WebView } from "../request.ts";
 
 /** One toggle: a tiny form posting the opposite of the current flag. */
@@ -44,17 +44,41 @@ export const SensitivePage: FC<{
   org: CurrentOrg;
   canManage: boolean;
   accounts: AccountFlagRow[];
+  accountTotal: number;
+  aq: string;
+  apage: number;
+  accountPageSize: number;
   contacts: ContactFlagRow[];
   contactTotal: number;
   q: string;
   page: number;
   pageSize: number;
   notice?: string | undefined;
-}> = ({ view, org, canManage, accounts, contacts, contactTotal, q, page, pageSize, notice }) => {
-  const back = `/settings/sensitive?${new URLSearchParams({ q, page: String(page) }).toString()}`;
+}> = ({
+  view,
+  org,
+  canManage,
+  accounts,
+  accountTotal,
+  aq,
+  apage,
+  accountPageSize,
+  contacts,
+  contactTotal,
+  q,
+  page,
+  pageSize,
+  notice,
+}) => {
+  // Every link and form keeps both lists' search and page.
+  const state = { aq, apage: String(apage), q, page: String(page) };
+  const href = (change: Partial<typeof state>, anchor: string) =>
+    `/settings/sensitive?${new URLSearchParams({ ...state, ...change }).toString()}#${anchor}`;
+  const back = `/settings/sensitive?${new URLSearchParams(state).toString()}`;
   const pages = Math.max(1, Math.ceil(contactTotal / pageSize));
-  const pageHref = (p: number) =>
-    `/settings/sensitive?${new URLSearchParams({ q, page: String(p) }).toString()}#contacts`;
+  const pageHref = (p: number) => href({ page: String(p) }, "contacts");
+  const accountPages = Math.max(1, Math.ceil(accountTotal / accountPageSize));
+  const accountHref = (p: number) => href({ apage: String(p) }, "accounts");
   return (
     <Layout title="Sensitive data" view={view} active="sensitive">
       <h1>Sensitive data</h1>
@@ -71,8 +95,24 @@ export const SensitivePage: FC<{
         </Notice>
       ) : null}
       <h2 id="accounts">Ledger accounts</h2>
+      <form method="get" action="/settings/sensitive#accounts" class="pager" id="account-search">
+        <input type="hidden" name="q" value={q} />
+        <input type="hidden" name="page" value={String(page)} />
+        <input
+          type="search"
+          name="aq"
+          value={aq}
+          placeholder="Search accounts by name or code"
+          aria-label="Search accounts"
+        />
+        <button type="submit" class="secondary">
+          Search
+        </button>
+      </form>
       {accounts.length === 0 ? (
-        <div class="empty">No ledger accounts yet: import the ledger first.</div>
+        <div class="empty">
+          {aq ? "No account matches." : "No ledger accounts yet: import the ledger first."}
+        </div>
       ) : (
         <div class="table-wrap">
           <table id="account-flags">
@@ -111,8 +151,25 @@ export const SensitivePage: FC<{
           </table>
         </div>
       )}
+      <div class="pager" id="account-pager">
+        <span class="muted">
+          {accountTotal} account{accountTotal === 1 ? "" : "s"} · page {apage} of {accountPages}
+        </span>
+        {apage > 1 ? (
+          <a class="button small secondary" href={accountHref(apage - 1)}>
+            ← Previous
+          </a>
+        ) : null}
+        {apage < accountPages ? (
+          <a class="button small secondary" href={accountHref(apage + 1)}>
+            Next →
+          </a>
+        ) : null}
+      </div>
       <h2 id="contacts">Contacts</h2>
       <form method="get" action="/settings/sensitive#contacts" class="pager">
+        <input type="hidden" name="aq" value={aq} />
+        <input type="hidden" name="apage" value={String(apage)} />
         <input
           type="search"
           name="q"

@@ -6,10 +6,12 @@ import {
   setAccountCategory,
 } from "../../services/categories/categories.ts";
 import { recomputeForecasts } from "../../services/forecast/recompute-forecasts.ts";
+import { flagTarget } from "../../services/sensitivity/list-flags.ts";
 import { setSensitive } from "../../services/sensitivity/set-sensitive.ts";
 import { can } from "../../services/web-auth/roles.ts";
 import type { WebDeps } from "../deps.ts";
 import { CategoriesPage } from "../pages/categories.tsx";
+import { ConfirmSensitivePage, sensitiveChangeConfirmed } from "../pages/confirm-sensitive.tsx";
 import { renderPage } from "../render.ts";
 import { readForm, requireRight, requireView, verifyOrgForm, WebError } from "../request.ts";
 
@@ -68,6 +70,32 @@ export function registerCategoryRoutes(web: Hono<AppEnv>, deps: WebDeps): void {
     const included = form.get("included");
     const position = form.get("position");
     const said: string[] = [];
+    // A change of the sensitive flag, the session's first, asks first: nothing is saved until
+    // the owner confirms (the confirmation re-posts the whole row).
+    if (can(org.role, "sensitive.manage") && !sensitiveChangeConfirmed(c, view, form)) {
+      const flag = form.get("sensitive") === "on";
+      const target = await flagTarget(db, org.id, "account", accountId);
+      if (target && target.isSensitive !== flag) {
+        const back = form.get("back") ?? "/settings/categories";
+        const fields: [string, string][] = [["accountId", accountId]];
+        if (included !== undefined) fields.push(["included", included]);
+        if (position !== undefined) fields.push(["position", position]);
+        if (flag) fields.push(["sensitive", "on"]);
+        fields.push(["back", back]);
+        return renderPage(
+          c,
+          <ConfirmSensitivePage
+            view={view}
+            active="categories"
+            action="/settings/categories"
+            fields={fields}
+            what={`Account ${target.name}`}
+            flag={flag}
+            cancel={back.startsWith("/settings/categories") ? back : "/settings/categories"}
+          />,
+        );
+      }
+    }
     if (included !== undefined || position !== undefined) {
       requireRight(view, "forecast.manage");
       if (included !== undefined && !["default", "yes", "no"].includes(included)) {

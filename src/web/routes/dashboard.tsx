@@ -1,13 +1,14 @@
 import type { Hono } from "hono";
 import { canonical, money } from "../../domain/money.ts";
 import type { AppEnv } from "../../http/env.ts";
+import { cashToday } from "../../services/bank-accounts/cash-today.ts";
+import { viewerPlan } from "../../services/billing/billing-view.ts";
 import { setRunwayThreshold } from "../../services/runway/threshold.ts";
 import { can } from "../../services/web-auth/roles.ts";
 import { VARIANCE_HORIZONS } from "../components/variance-chart.tsx";
 import { type ForecastInput, forecastSeries } from "../dashboard/forecast-series.ts";
 import { burnRunway, periodChange, runwayWeeks } from "../dashboard/runway.ts";
-import { viewerPlan } from "../data/billing.ts";
-import { cashToday, dashboardExtras } from "../data/dashboard.ts";
+import { dashboardExtras } from "../data/dashboard.ts";
 import type { WebDeps } from "../deps.ts";
 import { DashboardPage, type ForecastView, type KpiTile, NoOrgPage } from "../pages/dashboard.tsx";
 import { UpgradePage } from "../pages/upgrade.tsx";

@@ -14,12 +14,12 @@ import {
   withOrgRevocations,
 } from "../../services/keys/govern-keys.ts";
 import { type ApiKeySummary, toApiKeySummary } from "../../services/keys/key-views.ts";
+import { listOrgKeys, listOwnUserKeys } from "../../services/keys/list-own-keys.ts";
 import { revokeApiKey } from "../../services/keys/revoke-api-key.ts";
 import { rotateApiKey } from "../../services/keys/rotate-api-key.ts";
+import { orgNamesById } from "../../services/partners/list-links.ts";
 import { isPartnerOwner } from "../../services/partners/partners.ts";
 import { can } from "../../services/web-auth/roles.ts";
-import { listOrgKeys, listOwnUserKeys } from "../data/keys.ts";
-import { orgNamesById } from "../data/partners.ts";
 import type { WebDeps } from "../deps.ts";
 import { AuditPage } from "../pages/audit.tsx";
 import {

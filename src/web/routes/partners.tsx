@@ -4,6 +4,11 @@ import { ServiceError } from "../../services/errors.ts";
 import { createApiKey } from "../../services/keys/create-api-key.ts";
 import { listPartnerKeys } from "../../services/keys/govern-keys.ts";
 import {
+  listPartnerClients,
+  listPartnersLinkedTo,
+  orgNamesById,
+} from "../../services/partners/list-links.ts";
+import {
   addPartnerOwner,
   linkPartner,
   listPartnerOwners,
@@ -13,7 +18,6 @@ import {
   unlinkPartner,
 } from "../../services/partners/partners.ts";
 import { can } from "../../services/web-auth/roles.ts";
-import { listPartnerClients, listPartnersLinkedTo, orgNamesById } from "../data/partners.ts";
 import type { WebDeps } from "../deps.ts";
 import { KeySecretPage } from "../pages/keys.tsx";
 import { type OwnPartnerView, PartnersPage } from "../pages/partners.tsx";

@@ -1,6 +1,7 @@
 import type { Hono } from "hono";
 import type { ScenarioAssumptions } from "../../domain/forecasting/types.ts";
 import type { AppEnv } from "../../http/env.ts";
+import { viewerPlan } from "../../services/billing/billing-view.ts";
 import { InvalidParameterError, NotFoundError } from "../../services/errors.ts";
 import { getForecast } from "../../services/forecast/get-forecast.ts";
 import { recomputeForecasts } from "../../services/forecast/recompute-forecasts.ts";
@@ -12,7 +13,6 @@ import {
 } from "../../services/forecast/scenarios.ts";
 import { systemContext } from "../../services/system-context.ts";
 import { can } from "../../services/web-auth/roles.ts";
-import { viewerPlan } from "../data/billing.ts";
 import { assumptionsFromForm } from "../data/scenario-form.ts";
 import type { WebDeps } from "../deps.ts";
 import { type ScenarioRow, ScenariosPage } from "../pages/scenarios.tsx";

@@ -1,13 +1,18 @@
 import type { Hono } from "hono";
 import type { AppEnv } from "../../http/env.ts";
+import { loadBilling, usageInCurrentWindow } from "../../services/billing/billing-view.ts";
 import { setBilling } from "../../services/billing/set-billing.ts";
 import { InvalidParameterError } from "../../services/errors.ts";
+import {
+  flagTarget,
+  listAccountFlags,
+  listContactFlags,
+} from "../../services/sensitivity/list-flags.ts";
 import { setSensitive } from "../../services/sensitivity/set-sensitive.ts";
 import { can } from "../../services/web-auth/roles.ts";
-import { loadBilling, usageInCurrentWindow } from "../data/billing.ts";
-import { listAccountFlags, listContactFlags } from "../data/sensitive.ts";
 import type { WebDeps } from "../deps.ts";
 import { BillingPage } from "../pages/billing.tsx";
+import { ConfirmSensitivePage, sensitiveChangeConfirmed } from "../pages/confirm-sensitive.tsx";
 import { SensitivePage } from "../pages/sensitive.tsx";
 import { renderPage } from "../render.ts";
 import {
@@ -20,7 +25,8 @@ import {
   type WebView,
 } from "../request.ts";
 
-const CONTACT_PAGE_SIZE = 50;
+const CONTACT_PAGE_SIZE = 25;
+const ACCOUNT_PAGE_SIZE = 25;
 
 /** A same-page return path for the sensitive flags (query and anchor kept), else the page itself. */
 function sensitiveBack(back: string | undefined, notice: string): string {
@@ -41,10 +47,19 @@ export function registerSettingsRoutes(web: Hono<AppEnv>, deps: WebDeps): void {
     const view = await requireView(c, db, clock.now());
     const org = requireRight(view, "sensitive.view");
     const q = (c.req.query("q") ?? "").slice(0, 200);
-    const requested = Number.parseInt(c.req.query("page") ?? "1", 10);
-    const page = Number.isFinite(requested) && requested >= 1 ? Math.min(requested, 100_000) : 1;
-    const [accounts, contactPage] = await Promise.all([
-      listAccountFlags(db, org.id),
+    const aq = (c.req.query("aq") ?? "").slice(0, 200);
+    const pageOf = (name: string) => {
+      const requested = Number.parseInt(c.req.query(name) ?? "1", 10);
+      return Number.isFinite(requested) && requested >= 1 ? Math.min(requested, 100_000) : 1;
+    };
+    const page = pageOf("page");
+    const apage = pageOf("apage");
+    const [accountPage, contactPage] = await Promise.all([
+      listAccountFlags(db, org.id, {
+        q: aq,
+        offset: (apage - 1) * ACCOUNT_PAGE_SIZE,
+        limit: ACCOUNT_PAGE_SIZE,
+      }),
       listContactFlags(db, org.id, {
         q,
         offset: (page - 1) * CONTACT_PAGE_SIZE,
@@ -64,7 +79,11 @@ export function registerSettingsRoutes(web: Hono<AppEnv>, deps: WebDeps): void {
         view={view}
         org={org}
         canManage={can(org.role, "sensitive.manage")}
-        accounts={accounts}
+        accounts={accountPage.rows}
+        accountTotal={accountPage.total}
+        aq={aq}
+        apage={apage}
+        accountPageSize={ACCOUNT_PAGE_SIZE}
         contacts={contactPage.rows}
         contactTotal={contactPage.total}
         q={q}
@@ -85,6 +104,30 @@ export function registerSettingsRoutes(web: Hono<AppEnv>, deps: WebDeps): void {
     const value = form.get("sensitive");
     if ((kind !== "account" && kind !== "contact") || !id || (value !== "on" && value !== "off")) {
       throw new WebError(400, "Bad request", "The form is incomplete.");
+    }
+    // The session's first change asks first (no script: a page re-posting the same form).
+    if (!sensitiveChangeConfirmed(c, view, form)) {
+      const target = await flagTarget(db, org.id, kind, id);
+      if (target && target.isSensitive !== (value === "on")) {
+        const back = form.get("back") ?? "/settings/sensitive";
+        return renderPage(
+          c,
+          <ConfirmSensitivePage
+            view={view}
+            active="sensitive"
+            action="/settings/sensitive"
+            fields={[
+              ["kind", kind],
+              ["id", id],
+              ["sensitive", value],
+              ["back", back],
+            ]}
+            what={`${kind === "account" ? "Account" : "Contact"} ${target.name}`}
+            flag={value === "on"}
+            cancel={back.startsWith("/settings/sensitive") ? back : "/settings/sensitive"}
+          />,
+        );
+      }
     }
     // Scoped to the current organisation: another organisation's id is simply not found.
     const result = await setSensitive(db, {

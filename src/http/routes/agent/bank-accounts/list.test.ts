@@ -5,6 +5,7 @@ import { testDriver } from "../../../../../test/helpers/test-db.ts";
 import type { Db } from "../../../../db/client.ts";
 import { bankAccounts, ledgerAccounts } from "../../../../db/schema/index.ts";
 import { newId } from "../../../../domain/ids.ts";
+import { setSeat } from "../../../../services/billing/set-billing.ts";
 import { type BankAccountsResponse, BankAccountsResponseSchema } from "./schema.ts";
 
 async function addBankAccount(
@@ -51,7 +52,7 @@ async function addBankAccount(
 describe(`GET /api/agent/bank-accounts (${testDriver})`, () => {
   it("lists active accounts by name then id with canonical decimal balances", async () => {
     const t = await testApp();
-    const org = await createTestOrg(t.db);
+    const org = await createTestOrg(t.db, { imported: true });
     const other = await createTestOrg(t.db);
     const everyday = await addBankAccount(t.db, org.id, {
       name: "Everyday",
@@ -198,6 +199,7 @@ describe(`GET /api/agent/bank-accounts (${testDriver})`, () => {
     );
     const partner = await createPartner(t.db, { name: "Practice" }, new Date());
     await linkPartner(t.db, partner.id, org.id, new Date());
+    await setSeat(t.db, { orgId: org.id, userId: partner.ownerUserId, plan: "Pocket" }, new Date());
     const k = await createTestKey(t.db, { kind: "PARTNER", partnerId: partner.id, label: "p" });
     const r = await getJson<BankAccountsResponse>(
       t.app,

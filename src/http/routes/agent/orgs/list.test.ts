@@ -13,6 +13,7 @@ describe(`GET /api/agent/orgs (${testDriver})`, () => {
       name: "Harbour Coffee",
       baseCurrency: "NZD",
       timezone: "Pacific/Auckland",
+      imported: true,
     });
     await createTestOrg(t.db);
     const k = await createTestKey(t.db, {

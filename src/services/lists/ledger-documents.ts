@@ -21,7 +21,7 @@ import {
 import { dateTimeOf, decimalText, decimalTextOrNull } from "../../domain/pagination/format.ts";
 import type { StatusTotals } from "../../domain/pagination/totals.ts";
 import { canSeeSensitive, type ServiceContext } from "../context.ts";
-import { type DocumentListInput, documentFilter } from "../lists/document-lists.ts";
+import { type DocumentListInput, documentFilter } from "./document-lists.ts";
 import {
   countWithStatusTotals,
   isHidden,
@@ -30,7 +30,7 @@ import {
   listBody,
   loadListPage,
   planListPage,
-} from "../lists/paging.ts";
+} from "./paging.ts";
 
 /**
  * The query of GET /api/agent/invoices and /bills, validated by the route: ledger statuses,

@@ -1,4 +1,4 @@
-import { and, asc, eq, ilike, sql } from "drizzle-orm";
+import { and, asc, eq, ilike, or, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client.ts";
 import { contacts, ledgerAccounts } from "../../db/schema/index.ts";
 
@@ -23,9 +23,29 @@ export interface ContactFlagRow {
   isSensitive: boolean;
 }
 
-/** Every ledger account of the organisation, by code (accounts without a code last), then name. */
-export function listAccountFlags(db: DbOrTx, orgId: string): Promise<AccountFlagRow[]> {
-  return db
+/** Escapes LIKE wildcards so a search for `50%` finds that text literally. */
+function likePattern(q: string): string {
+  return `%${q.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+}
+
+/**
+ * One page of the organisation's ledger accounts, by code (accounts without a code last), then
+ * name; `q` filters by a case-insensitive fragment of the name or the code. `total` counts every
+ * match.
+ */
+export async function listAccountFlags(
+  db: DbOrTx,
+  orgId: string,
+  opts: { q?: string | undefined; offset: number; limit: number },
+): Promise<{ rows: AccountFlagRow[]; total: number }> {
+  const q = opts.q?.trim();
+  const where = and(
+    eq(ledgerAccounts.orgId, orgId),
+    q
+      ? or(ilike(ledgerAccounts.name, likePattern(q)), ilike(ledgerAccounts.code, likePattern(q)))
+      : undefined,
+  );
+  const rows = await db
     .select({
       id: ledgerAccounts.id,
       code: ledgerAccounts.code,
@@ -36,17 +56,19 @@ export function listAccountFlags(db: DbOrTx, orgId: string): Promise<AccountFlag
       isSensitive: ledgerAccounts.isSensitive,
     })
     .from(ledgerAccounts)
-    .where(eq(ledgerAccounts.orgId, orgId))
+    .where(where)
     .orderBy(
       sql`${ledgerAccounts.code} collate "C" nulls last`,
       sql`${ledgerAccounts.name} collate "C"`,
       asc(ledgerAccounts.id),
-    );
-}
-
-/** Escapes LIKE wildcards so a search for `50%` finds that text literally. */
-function likePattern(q: string): string {
-  return `%${q.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+    )
+    .offset(opts.offset)
+    .limit(opts.limit);
+  const [count] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(ledgerAccounts)
+    .where(where);
+  return { rows, total: count?.n ?? 0 };
 }
 
 /**
@@ -79,4 +101,19 @@ export async function listContactFlags(
     .limit(opts.limit);
   const [count] = await db.select({ n: sql<number>`count(*)::int` }).from(contacts).where(where);
   return { rows, total: count?.n ?? 0 };
+}
+
+/** An account's or contact's name and current flag, in this organisation; null when not found. */
+export async function flagTarget(
+  db: DbOrTx,
+  orgId: string,
+  kind: "account" | "contact",
+  id: string,
+): Promise<{ name: string; isSensitive: boolean } | null> {
+  const table = kind === "account" ? ledgerAccounts : contacts;
+  const [row] = await db
+    .select({ name: table.name, isSensitive: table.isSensitive })
+    .from(table)
+    .where(and(eq(table.orgId, orgId), eq(table.id, id)));
+  return row ?? null;
 }

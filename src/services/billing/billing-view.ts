@@ -9,7 +9,7 @@ import {
 } from "../../db/schema/index.ts";
 import { creditUsage } from "../../domain/metering/credit-window.ts";
 import { DEFAULT_LIMITS } from "../../domain/metering/plans.ts";
-import { pgCreditStore } from "../../services/metering/credit-store.ts";
+import { pgCreditStore } from "../metering/credit-store.ts";
 
 /** A user on the billing account, with the seat's plan. */
 export interface BillingSeat {

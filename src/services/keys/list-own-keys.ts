@@ -1,8 +1,8 @@
 import { and, asc, eq } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client.ts";
 import { apiKeys } from "../../db/schema/index.ts";
-import { type ApiKeySummary, toApiKeySummary } from "../../services/keys/key-views.ts";
-import { listApiKeys } from "../../services/keys/list-api-keys.ts";
+import { type ApiKeySummary, toApiKeySummary } from "./key-views.ts";
+import { listApiKeys } from "./list-api-keys.ts";
 
 /** The organisation's own `cr_live_` keys, active and revoked, oldest first. */
 export function listOrgKeys(db: DbOrTx, orgId: string): Promise<ApiKeySummary[]> {
