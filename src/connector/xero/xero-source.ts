@@ -104,10 +104,18 @@ export function createXeroSource(
     schema: S,
     call: (page: number) => Promise<Fetched>,
   ): AsyncGenerator<z.output<S>[]> {
+    let next = call(1);
     for (let page = 1; ; page++) {
       const label = `GET /${spec.key} page ${page}`;
-      const records = envelope(label, spec.key, await call(page));
+      const records = envelope(label, spec.key, await next);
       const count = records.length;
+      if (count >= pageSize) {
+        // A full page: ask for the next one while the caller writes this one (the ledger's
+        // minute window, not the database, then sets the pace). A reader that stops early
+        // leaves it unawaited, so its failure must not surface as an unhandled rejection.
+        next = call(page + 1);
+        next.catch(() => {});
+      }
       for (const valid of validateRecords(
         { ...spec, file: label, required: true },
         records,

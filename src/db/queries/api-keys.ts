@@ -7,6 +7,15 @@ import type { ReachableOrgRow } from "./reach.ts";
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 export type NewApiKeyRow = typeof apiKeys.$inferInsert;
 
+/**
+ * The join of a partner key to its creator's ownership of the partner: a partner key works only
+ * while the user who created it owns the partner (no row: the creator no longer owns it).
+ */
+export const CREATOR_OWNS_PARTNER = and(
+  eq(partnerOwners.partnerId, apiKeys.partnerId),
+  eq(partnerOwners.userId, apiKeys.createdByUserId),
+);
+
 function keyByPrefixQuery(db: DbOrTx) {
   return db
     .select()
@@ -54,13 +63,7 @@ function keyForAuthQuery(db: DbOrTx) {
     })
     .from(apiKeys)
     .leftJoin(organisations, eq(organisations.id, apiKeys.orgId))
-    .leftJoin(
-      partnerOwners,
-      and(
-        eq(partnerOwners.partnerId, apiKeys.partnerId),
-        eq(partnerOwners.userId, apiKeys.createdByUserId),
-      ),
-    )
+    .leftJoin(partnerOwners, CREATOR_OWNS_PARTNER)
     .where(eq(apiKeys.prefix, sql.placeholder("prefix")))
     .limit(1)
     .prepare(UNNAMED_STATEMENT);

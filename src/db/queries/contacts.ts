@@ -57,6 +57,17 @@ const LAST_SYNCED_TEXT = sql<string>`to_char(${contacts.lastSyncedAt} at time zo
 /** Below any LTV a ledger can produce (amounts are at most ±9·10^13 each). */
 const NULLS_LAST = "(-1e30)::numeric";
 
+/** The columns of a contact as the list and the drill read it. */
+const CONTACT_COLUMNS = {
+  id: contacts.id,
+  externalId: contacts.externalId,
+  name: contacts.name,
+  isCustomer: contacts.isCustomer,
+  isSupplier: contacts.isSupplier,
+  isSensitive: contacts.isSensitive,
+  lastSyncedAt: contacts.lastSyncedAt,
+};
+
 /**
  * A page of contacts strictly after `after`:
  * - `recent_desc`: lastSyncedAt DESC, id DESC;
@@ -69,15 +80,7 @@ export async function listContactPage(
   filter: ContactFilter,
   opts: { sort: ContactSort; after: KeysetAfter | undefined; limit: number },
 ): Promise<ContactRow[]> {
-  const base = {
-    id: contacts.id,
-    externalId: contacts.externalId,
-    name: contacts.name,
-    isCustomer: contacts.isCustomer,
-    isSupplier: contacts.isSupplier,
-    isSensitive: contacts.isSensitive,
-    lastSyncedAt: contacts.lastSyncedAt,
-  };
+  const base = CONTACT_COLUMNS;
   if (opts.sort === "recent_desc") {
     return db
       .select({ ...base, sortKey: LAST_SYNCED_TEXT })
@@ -167,15 +170,7 @@ export async function listSensitiveContactIds(db: DbOrTx, orgId: string): Promis
 /** One contact by the ledger's ContactID. */
 export async function findContact(db: DbOrTx, orgId: string, externalId: string) {
   const [row] = await db
-    .select({
-      id: contacts.id,
-      externalId: contacts.externalId,
-      name: contacts.name,
-      isCustomer: contacts.isCustomer,
-      isSupplier: contacts.isSupplier,
-      isSensitive: contacts.isSensitive,
-      lastSyncedAt: contacts.lastSyncedAt,
-    })
+    .select(CONTACT_COLUMNS)
     .from(contacts)
     .where(and(eq(contacts.orgId, orgId), eq(contacts.externalId, externalId)))
     .limit(1);

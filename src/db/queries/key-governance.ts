@@ -11,7 +11,7 @@ import {
   type Role,
   users,
 } from "../schema/index.ts";
-import type { ApiKeyRow } from "./api-keys.ts";
+import { type ApiKeyRow, CREATOR_OWNS_PARTNER } from "./api-keys.ts";
 
 /** A key that reaches an organisation, with what its owner is shown about it. */
 export interface KeyReachingOrgRow {
@@ -60,13 +60,7 @@ export async function listKeysReachingOrg(db: DbOrTx, orgId: string): Promise<Ke
         ),
       )
       .leftJoin(partners, eq(partners.id, apiKeys.partnerId))
-      .leftJoin(
-        partnerOwners,
-        and(
-          eq(partnerOwners.partnerId, apiKeys.partnerId),
-          eq(partnerOwners.userId, apiKeys.createdByUserId),
-        ),
-      )
+      .leftJoin(partnerOwners, CREATOR_OWNS_PARTNER)
       .leftJoin(
         apiKeyOrgRevocations,
         and(eq(apiKeyOrgRevocations.keyId, apiKeys.id), eq(apiKeyOrgRevocations.orgId, orgId)),
@@ -145,13 +139,7 @@ export function listPartnerKeyRows(
     })
     .from(apiKeys)
     .innerJoin(users, eq(users.id, apiKeys.createdByUserId))
-    .leftJoin(
-      partnerOwners,
-      and(
-        eq(partnerOwners.partnerId, apiKeys.partnerId),
-        eq(partnerOwners.userId, apiKeys.createdByUserId),
-      ),
-    )
+    .leftJoin(partnerOwners, CREATOR_OWNS_PARTNER)
     .where(and(eq(apiKeys.kind, "PARTNER"), eq(apiKeys.partnerId, partnerId)))
     .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id));
 }

@@ -192,34 +192,21 @@ export async function computeBaselines(
         })),
       );
     }
+    const baseline = {
+      computedAt: input.now,
+      asOfDate: today,
+      expectedLifetimeYears: String(run.expectedLifetimeYears),
+      grossMargin: margin.margin,
+      marginFrom: margin.from,
+      marginTo: margin.to,
+      customers: run.customers,
+      engagedCustomers: run.engagedCustomers,
+      durationMs,
+    };
     await tx
       .insert(orgBaselines)
-      .values({
-        orgId: org.id,
-        computedAt: input.now,
-        asOfDate: today,
-        expectedLifetimeYears: String(run.expectedLifetimeYears),
-        grossMargin: margin.margin,
-        marginFrom: margin.from,
-        marginTo: margin.to,
-        customers: run.customers,
-        engagedCustomers: run.engagedCustomers,
-        durationMs,
-      })
-      .onConflictDoUpdate({
-        target: orgBaselines.orgId,
-        set: {
-          computedAt: input.now,
-          asOfDate: today,
-          expectedLifetimeYears: String(run.expectedLifetimeYears),
-          grossMargin: margin.margin,
-          marginFrom: margin.from,
-          marginTo: margin.to,
-          customers: run.customers,
-          engagedCustomers: run.engagedCustomers,
-          durationMs,
-        },
-      });
+      .values({ orgId: org.id, ...baseline })
+      .onConflictDoUpdate({ target: orgBaselines.orgId, set: baseline });
     await tx.execute(sql`DELETE FROM org_insights WHERE org_id = ${org.id}`);
     if (notes.length > 0) {
       await tx.insert(orgInsights).values(

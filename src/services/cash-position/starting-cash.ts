@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client.ts";
+import type { BankAccountRow } from "../../db/queries/bank-accounts.ts";
 import { canonical, money } from "../../domain/money.ts";
 import { localDate } from "../../domain/timezones.ts";
 
@@ -18,16 +19,8 @@ import { localDate } from "../../domain/timezones.ts";
  *   never counted twice.
  * - An operator override (`cashrunway cash override`) replaces the whole figure: source `manual`.
  */
-export interface StartingCashAccount {
-  id: string;
+export interface StartingCashAccount extends BankAccountRow {
   externalId: string;
-  name: string;
-  currency: string;
-  reconciledBalance: string;
-  statementBalance: string;
-  balanceSource: "STATEMENT" | "RECONCILED";
-  balanceSyncedAt: Date | null;
-  isSensitive: boolean;
   included: boolean;
   /** The automatic adjustment of this account (0 when none). */
   adjustment: string;
