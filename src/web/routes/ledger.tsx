@@ -1,10 +1,9 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { inArray } from "drizzle-orm";
 import type { Hono } from "hono";
-import { ledgerCredentials } from "../../db/schema/index.ts";
 import type { AppDeps, AppEnv } from "../../http/env.ts";
 import { completeAuthorization, LedgerConnectError } from "../../services/ledger/connect.ts";
 import { createLedgerDeps, type LedgerDeps } from "../../services/ledger/deps.ts";
+import { orgsForTenants } from "../../services/ledger/orgs-for-tenants.ts";
 import { type LedgerSyncResult, syncLedger } from "../../services/ledger/sync.ts";
 import { digestToken } from "../../services/web-auth/tokens.ts";
 import { readSessionCookie } from "../request.ts";
@@ -132,17 +131,11 @@ export function registerLedgerRoutes(app: Hono<AppEnv>, appDeps: AppDeps): void 
     } catch {
       return c.json({ error: "invalid_parameter", message: "the body is not JSON" }, 400);
     }
-    if (tenantIds.length > 0) {
-      const orgs = await deps.db
-        .select({ orgId: ledgerCredentials.orgId })
-        .from(ledgerCredentials)
-        .where(inArray(ledgerCredentials.tenantId, tenantIds.slice(0, 1000)));
-      for (const { orgId } of orgs) {
-        // Xero wants an answer within 5 seconds: the sync runs after it.
-        void requestSync(deps, orgId).catch((err: unknown) =>
-          c.get("logger").error({ err, orgId }, "ledger sync after webhook failed"),
-        );
-      }
+    for (const orgId of await orgsForTenants(deps.db, tenantIds)) {
+      // Xero wants an answer within 5 seconds: the sync runs after it.
+      void requestSync(deps, orgId).catch((err: unknown) =>
+        c.get("logger").error({ err, orgId }, "ledger sync after webhook failed"),
+      );
     }
     return c.body(null, 200);
   });
