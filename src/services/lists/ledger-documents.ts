@@ -1,13 +1,10 @@
 import {
-  type CashDocumentFilter,
   type CashDocumentLineRow,
   type CashDocumentRow,
-  countCashDocuments,
+  cashDocumentQueriesBySource,
   type DocumentSource,
   listCashDocumentLines,
-  listCashDocumentPage,
   listGatingRows,
-  sumCashDocuments,
 } from "../../db/queries/cash-items.ts";
 import { readOrgDataEpoch } from "../../db/queries/data-epochs.ts";
 import { type CashItemStatus, LEDGER_STATUSES, type LedgerStatus } from "../../db/schema/index.ts";
@@ -113,17 +110,18 @@ export async function listLedgerDocuments<K extends DocumentList>(
   const orgId = ctx.org.id;
   const source = SOURCE[list];
   const parsed = documentFilter(orgId, list, input, LEDGER_STATUSES);
-  const filter: CashDocumentFilter = { ...parsed.filter, source };
+  const filter = parsed.filter;
+  const queries = cashDocumentQueriesBySource[source];
   const binding = parsed.binding;
   const plan = planListPage(input, binding, paging.cursorKey);
   const seeSensitive = canSeeSensitive(ctx);
   const [{ page, counted }, gating] = await Promise.all([
     loadListPage(input, plan, binding, paging, {
-      page: (after, limit) => listCashDocumentPage(ctx.db, filter, { after, limit }),
+      page: (after, limit) => queries.page(ctx.db, filter, { after, limit }),
       position: (row) => ({ key: row.documentDate, id: row.id }),
-      count: () => countCashDocuments(ctx.db, filter),
+      count: () => queries.count(ctx.db, filter),
       countWithTotals: () =>
-        countWithStatusTotals(LEDGER_STATUSES, () => sumCashDocuments(ctx.db, filter)),
+        countWithStatusTotals(LEDGER_STATUSES, () => queries.sum(ctx.db, filter)),
       epoch: () => readOrgDataEpoch(ctx.db, orgId),
     }),
     // Lines need every account's name; otherwise only sensitive codes matter (to mask
