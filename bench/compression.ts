@@ -10,7 +10,7 @@
  * 3. Load: `/bank-accounts` and the p50 endpoint through the whole pipeline (no-op metering, so
  *    that credits do not run out; the verified-key cache and the batched audit writer as the
  *    server runs them), with `Accept-Encoding` identity, br and gzip, and a conditional request
- *    answered 304, interleaved round by round (autocannon, BENCH_CONNECTIONS connections):
+ *    answered 304, interleaved round by round in rotating order (autocannon, BENCH_CONNECTIONS connections):
  *    requests/s, p50, p99 latency, bytes per response; medians over rounds with min and max,
  *    and each variant's requests/s over identity's, round by round.
  *
@@ -162,7 +162,10 @@ try {
     };
     const results = new Map<Variant, { rps: number[]; p50: number[]; p99: number[] }>();
     for (let round = 0; round < ROUNDS; round++) {
-      for (const v of variants) {
+      // Each round starts one variant later, so every variant takes every position in turn
+      // (the first after a pause meets a colder process).
+      const order = variants.map((_, i) => variants[(i + round) % variants.length] as Variant);
+      for (const v of order) {
         const headers: Record<string, string> = {
           ...auth,
           "accept-encoding": v === "304" ? "br" : v,
