@@ -1,3 +1,5 @@
+import type { z } from "@hono/zod-openapi";
+import type { InvoiceLineSchema, InvoiceSchema } from "../../contracts/agent/invoices.ts";
 import {
   type CashDocumentLineRow,
   type CashDocumentRow,
@@ -7,7 +9,7 @@ import {
   listGatingRows,
 } from "../../db/queries/cash-items.ts";
 import { readOrgDataEpoch } from "../../db/queries/data-epochs.ts";
-import { type CashItemStatus, LEDGER_STATUSES, type LedgerStatus } from "../../db/schema/index.ts";
+import { LEDGER_STATUSES } from "../../db/schema/index.ts";
 import {
   type AccountLabels,
   accountOf,
@@ -38,41 +40,10 @@ export interface ListDocumentsInput extends DocumentListInput {
 }
 
 /** An invoice or bill line (spec: InvoiceLine). */
-export interface InvoiceLine {
-  id: string;
-  lineNumber: number;
-  accountCode?: string;
-  accountName: string;
-  lineAmount: string;
-  taxAmount: string;
-  quantity: string | null;
-  unitAmount: string | null;
-  discountRate: string | null;
-  discountAmount: string | null;
-  lineSubtotal: string | null;
-  taxType?: string;
-  currency: string;
-  lineDescription?: string;
-}
+export type InvoiceLine = z.infer<typeof InvoiceLineSchema>;
 
 /** An invoice or bill (spec: Invoice). Optional fields are absent rather than null. */
-export interface Invoice {
-  id: string;
-  externalId?: string;
-  invoiceNumber?: string;
-  reference?: string;
-  amount: string;
-  currency: string;
-  expectedDate: string;
-  actualDate?: string;
-  issueDate?: string;
-  status: CashItemStatus;
-  ledgerStatus: LedgerStatus;
-  contactId?: string;
-  contactName?: string;
-  category?: string;
-  lines?: InvoiceLine[];
-}
+export type Invoice = z.infer<typeof InvoiceSchema>;
 
 /** The two document lists: each is the name of its array and of its cursors' binding. */
 export type DocumentList = "invoices" | "bills";
