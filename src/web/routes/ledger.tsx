@@ -1,11 +1,14 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
+import { hostname } from "node:os";
 import { inArray } from "drizzle-orm";
 import type { Hono } from "hono";
 import { ledgerCredentials } from "../../db/schema/index.ts";
+import { randomToken } from "../../domain/ids.ts";
 import type { AppDeps, AppEnv } from "../../http/env.ts";
 import { completeAuthorization, LedgerConnectError } from "../../services/ledger/connect.ts";
 import { createLedgerDeps, type LedgerDeps } from "../../services/ledger/deps.ts";
 import { type LedgerSyncResult, syncLedger } from "../../services/ledger/sync.ts";
+import { queueLedgerSync, runQueuedSyncs } from "../../services/ledger/sync-queue.ts";
 import { digestToken } from "../../services/web-auth/tokens.ts";
 import { readSessionCookie } from "../request.ts";
 
@@ -14,6 +17,9 @@ import { readSessionCookie } from "../request.ts";
  * `/ledger/callback` here) and the webhook `POST /webhooks/ledger`, which Xero signs with
  * HMAC-SHA256 of the raw body under the webhook key (`x-xero-signature`, base64).
  */
+
+/** Names this process in job_runs.claimed_by for the webhook syncs it runs. */
+const WEBHOOK_INSTANCE = `web:${hostname()}:${process.pid}:${randomToken(6)}`;
 
 /** Syncs running in this process, by organisation: a webhook burst starts one, not many. */
 const running = new Map<string, Promise<LedgerSyncResult>>();
@@ -137,12 +143,19 @@ export function registerLedgerRoutes(app: Hono<AppEnv>, appDeps: AppDeps): void 
         .select({ orgId: ledgerCredentials.orgId })
         .from(ledgerCredentials)
         .where(inArray(ledgerCredentials.tenantId, tenantIds.slice(0, 1000)));
-      for (const { orgId } of orgs) {
-        // Xero wants an answer within 5 seconds: the sync runs after it.
-        void requestSync(deps, orgId).catch((err: unknown) =>
-          c.get("logger").error({ err, orgId }, "ledger sync after webhook failed"),
-        );
-      }
+      // Queued durably before the answer: a 200 always leads to a sync, here at once or, if
+      // this process stops first, by any instance's next scheduler tick (sync-queue.ts).
+      for (const { orgId } of orgs) await queueLedgerSync(deps.db, orgId, deps.now());
+      const orgIds = orgs.map((o) => o.orgId);
+      // Xero wants an answer within 5 seconds: the syncs run after it.
+      void runQueuedSyncs(deps.db, {
+        instance: WEBHOOK_INSTANCE,
+        now: deps.now,
+        orgIds,
+        run: (orgId) => requestSync(deps, orgId),
+      }).catch((err: unknown) =>
+        c.get("logger").error({ err, orgIds }, "ledger sync after webhook failed"),
+      );
     }
     return c.body(null, 200);
   });
