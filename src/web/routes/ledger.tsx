@@ -1,12 +1,11 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { hostname } from "node:os";
-import { inArray } from "drizzle-orm";
 import type { Hono } from "hono";
-import { ledgerCredentials } from "../../db/schema/index.ts";
 import { randomToken } from "../../domain/ids.ts";
 import type { AppDeps, AppEnv } from "../../http/env.ts";
 import { completeAuthorization, LedgerConnectError } from "../../services/ledger/connect.ts";
 import { createLedgerDeps, type LedgerDeps } from "../../services/ledger/deps.ts";
+import { orgsForTenants } from "../../services/ledger/orgs-for-tenants.ts";
 import { type LedgerSyncResult, syncLedger } from "../../services/ledger/sync.ts";
 import { queueLedgerSync, runQueuedSyncs } from "../../services/ledger/sync-queue.ts";
 import { digestToken } from "../../services/web-auth/tokens.ts";
@@ -138,15 +137,11 @@ export function registerLedgerRoutes(app: Hono<AppEnv>, appDeps: AppDeps): void 
     } catch {
       return c.json({ error: "invalid_parameter", message: "the body is not JSON" }, 400);
     }
-    if (tenantIds.length > 0) {
-      const orgs = await deps.db
-        .select({ orgId: ledgerCredentials.orgId })
-        .from(ledgerCredentials)
-        .where(inArray(ledgerCredentials.tenantId, tenantIds.slice(0, 1000)));
+    const orgIds = await orgsForTenants(deps.db, tenantIds);
+    if (orgIds.length > 0) {
       // Queued durably before the answer: a 200 always leads to a sync, here at once or, if
       // this process stops first, by any instance's next scheduler tick (sync-queue.ts).
-      for (const { orgId } of orgs) await queueLedgerSync(deps.db, orgId, deps.now());
-      const orgIds = orgs.map((o) => o.orgId);
+      for (const orgId of orgIds) await queueLedgerSync(deps.db, orgId, deps.now());
       // Xero wants an answer within 5 seconds: the syncs run after it.
       void runQueuedSyncs(deps.db, {
         instance: WEBHOOK_INSTANCE,
