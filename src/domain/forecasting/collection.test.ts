@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expectedLateness, fitCollection, medianLateness } from "./collection.ts";
+import { expectedLateness, fitCollection, latenessSpread, medianLateness } from "./collection.ts";
 import { addDays } from "./dates.ts";
 import type { SalesHistoryEntry } from "./types.ts";
 
@@ -54,5 +54,42 @@ describe("collection model: when open receivables are paid", () => {
     expect(medianLateness(fitCollection([paid("E", -5), paid("E", -4), paid("E", -6)]), "E")).toBe(
       0,
     );
+  });
+});
+
+describe("latenessSpread: an open receivable spread over past payments, never-paid ones included", () => {
+  const open = (contactId: string, issue: string): SalesHistoryEntry => ({
+    ...paid(contactId, 0, issue),
+    paidDate: null,
+  });
+  // A paid 0, 2, 4, 30 days late; one of A's invoices is still open 100 days after its due date
+  // (unpaid: a share that never arrives), another only 10 days (undecided: left out).
+  const today = "2026-03-01";
+  const model = fitCollection(
+    [
+      paid("A", 0),
+      paid("A", 2),
+      paid("A", 4),
+      paid("A", 30),
+      open("A", addDays(today, -114)),
+      open("A", addDays(today, -24)),
+    ],
+    today,
+  );
+
+  it("not yet due: every past payment and the unpaid invoice share it equally", () => {
+    const s = latenessSpread(model, "A", -5);
+    expect(s && [...s.values]).toEqual([0, 2, 4, 30]);
+    expect(s).toMatchObject({ unpaid: 1, own: true });
+  });
+
+  it("3 days overdue: only payments at least that late, and the unpaid one", () => {
+    const s = latenessSpread(model, "A", 3);
+    expect(s && [...s.values]).toEqual([4, 30]);
+    expect(s?.unpaid).toBe(1);
+  });
+
+  it("without the date, no invoice is judged unpaid (the model as before)", () => {
+    expect(fitCollection([open("A", "2025-01-01")]).unpaidAll.length).toBe(0);
   });
 });

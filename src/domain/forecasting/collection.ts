@@ -14,20 +14,45 @@ export const MIN_OWN_PAYMENTS = 3;
 /** A customer's habit: their most recent paid invoices. */
 const RECENT_PAYMENTS = 12;
 
+/**
+ * An invoice still unpaid this many days after its due date counts as one that was not paid
+ * (within a forecast's reach: the 13 weeks): it enters the spread of later receivables as a
+ * share that never arrives. Invoices open for less are still undecided and left out.
+ */
+export const UNPAID_AFTER_DAYS = 91;
+
 export interface CollectionModel {
   /** Sorted lateness of each customer's last RECENT_PAYMENTS paid invoices. */
   byContact: Map<string, Int32Array>;
   /** Sorted lateness of every paid invoice of the organisation. */
   all: Int32Array;
+  /** Per customer and overall: days overdue (sorted) of invoices unpaid UNPAID_AFTER_DAYS on. */
+  unpaidByContact: Map<string, Int32Array>;
+  unpaidAll: Int32Array;
 }
 
 /** Builds the model from sales history (paid invoices with a due date). */
-export function fitCollection(history: readonly SalesHistoryEntry[]): CollectionModel {
+export function fitCollection(
+  history: readonly SalesHistoryEntry[],
+  today?: string,
+): CollectionModel {
   // Parallel arrays, not an object per payment: the history can hold hundreds of thousands.
   const days: number[] = [];
   const lates: number[] = [];
   const byContactIdx = new Map<string, number[]>();
+  const unpaid: number[] = [];
+  const unpaidByContact = new Map<string, number[]>();
+  const todayDay = today === undefined ? null : dayNumber(today);
   for (const e of history) {
+    if (!e.paidDate && e.dueDate && todayDay !== null) {
+      const overdue = todayDay - dayNumber(e.dueDate);
+      if (overdue < UNPAID_AFTER_DAYS) continue;
+      unpaid.push(overdue);
+      const l = unpaidByContact.get(e.contactId);
+      if (l) l.push(overdue);
+      else unpaidByContact.set(e.contactId, [overdue]);
+      continue;
+    }
     if (!e.paidDate || !e.dueDate) continue;
     const late = dayNumber(e.paidDate) - dayNumber(e.dueDate);
     const i = lates.length;
@@ -42,11 +67,21 @@ export function fitCollection(history: readonly SalesHistoryEntry[]): Collection
     idx.sort((a, b) => (days[a] ?? 0) - (days[b] ?? 0) || a - b);
     byContact.set(id, Int32Array.from(idx.slice(-RECENT_PAYMENTS), (i) => lates[i] ?? 0).sort());
   }
-  return { byContact, all: Int32Array.from(lates).sort() };
+  return {
+    byContact,
+    all: Int32Array.from(lates).sort(),
+    unpaidByContact: new Map(
+      [...unpaidByContact].map(([id, l]) => [
+        id,
+        Int32Array.from(l.slice(-RECENT_PAYMENTS)).sort(),
+      ]),
+    ),
+    unpaidAll: Int32Array.from(unpaid).sort(),
+  };
 }
 
 /** First index of `sorted` holding a value ≥ x. */
-function lowerBound(sorted: Int32Array, x: number): number {
+export function lowerBound(sorted: Int32Array, x: number): number {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {
@@ -93,4 +128,45 @@ export function medianLateness(model: CollectionModel, contactId: string | null)
   const mid = pool.length >> 1;
   const m = pool.length % 2 ? (pool[mid] ?? 0) : ((pool[mid - 1] ?? 0) + (pool[mid] ?? 0)) / 2;
   return Math.max(0, Math.round(m));
+}
+
+/** How a receivable is spread: past lateness values at least as late, and the unpaid share. */
+export interface LatenessSpread {
+  /** Sorted lateness of past payments at least as late as the receivable already is. */
+  values: Int32Array;
+  /** Past invoices at least this overdue that were never paid (UNPAID_AFTER_DAYS on). */
+  unpaid: number;
+  /** Whose history: the customer's own or the organisation's. */
+  own: boolean;
+}
+
+/**
+ * The past lateness values an open receivable `overdueDays` past due is spread over: the
+ * customer's (or the organisation's) payments at least this late, sorted, with the count of
+ * their invoices at least this overdue that were never paid; the customer's own when they have
+ * MIN_OWN_PAYMENTS paid invoices and one at least this late, as expectedLateness chooses.
+ * `undefined` without history, `null` when doubtful (nothing ever this late).
+ */
+export function latenessSpread(
+  model: CollectionModel,
+  contactId: string | null,
+  overdueDays: number,
+): LatenessSpread | null | undefined {
+  const count = (sorted: Int32Array | undefined) =>
+    sorted ? sorted.length - lowerBound(sorted, overdueDays) : 0;
+  const own = contactId ? model.byContact.get(contactId) : undefined;
+  if (own && own.length >= MIN_OWN_PAYMENTS) {
+    const from = lowerBound(own, overdueDays);
+    if (from < own.length)
+      return {
+        values: own.subarray(from),
+        unpaid: count(contactId ? model.unpaidByContact.get(contactId) : undefined),
+        own: true,
+      };
+  }
+  if (model.all.length === 0) return undefined;
+  const from = lowerBound(model.all, overdueDays);
+  return from < model.all.length
+    ? { values: model.all.subarray(from), unpaid: count(model.unpaidAll), own: false }
+    : null;
 }

@@ -313,15 +313,16 @@ describe("computeForecast, golden scenario pinned to Wed 11 March 2026 (Sydney)"
 
   it("BASE: receivables when their customer habitually pays, overdue ones from week 1, the chain exact", () => {
     const r = computeForecast(input("BASE"));
-    // Week 1: inv2 (due 1 Mar, 10 days late; CUST2's payments at least 10 days late: 10, 12,
-    // 14, 80 → 12 → 13 Mar); out bill1 400 (planned 13 Mar) + bill2 150 + March rent 2000.
+    // Week 1: inv2 (due 1 Mar, 10 days late) spread over CUST2's payments at least 10 days
+    // late: 10, 12, 14 (11, 13, 15 Mar: ¾ of 500 in week 1) and 80 (20 May: ¼ in week 11); out
+    // bill1 400 (planned 13 Mar) + bill2 150 + March rent 2000.
     expect(r.weeks[0]).toMatchObject({
-      inflow: "500",
-      guaranteedInflow: "500",
+      inflow: "375",
+      guaranteedInflow: "375",
       forecastInflow: "0",
       outflow: "2550",
-      net: "-2050",
-      closing: "7950",
+      net: "-2175",
+      closing: "7825",
       itemIds: ["inv2", "bill1", "bill2", "rentMar"],
       overdueItemIds: ["inv2", "bill2"],
       probabilityWeighted: false,
@@ -331,14 +332,14 @@ describe("computeForecast, golden scenario pinned to Wed 11 March 2026 (Sydney)"
     expect(r.weeks[1]).toMatchObject({
       inflow: "550",
       outflow: "3000",
-      closing: "5500",
+      closing: "5375",
       overdueItemIds: ["inv3"],
     });
-    // Week 3: inv1 (due 20 Mar; CUST1 pays 7 days late at the median → 27 Mar); po1 330 out.
+    // Week 3: inv1 (due 20 Mar; CUST1 paid 5, 7 and 9 days late → 25, 27, 29 Mar); po1 330 out.
     expect(r.weeks[2]).toMatchObject({
       inflow: "1000",
       outflow: "330",
-      closing: "6170",
+      closing: "6045",
       itemIds: ["inv1", "po1"],
     });
     expect(r.weeks[2]?.categories).toEqual({
@@ -352,51 +353,62 @@ describe("computeForecast, golden scenario pinned to Wed 11 March 2026 (Sydney)"
       },
     });
     // Week 4: inv6 650 USD at 0.65 = 1000 AUD (due 26 Mar + 7); manual −100 and payroll 2 Apr out.
-    expect(r.weeks[3]).toMatchObject({ inflow: "1000", outflow: "3100", closing: "4070" });
-    // Week 5: the pipeline deal weighted 1000 × 0.4.
+    expect(r.weeks[3]).toMatchObject({ inflow: "1000", outflow: "3100", closing: "3945" });
+    // Week 5: the pipeline deal weighted 1000 × 0.4; ¼ of inv5 (SUBMITTED, due 2 Apr; CUST2's
+    // 10 days → 12 Apr).
     expect(r.weeks[4]).toMatchObject({
-      inflow: "400",
-      guaranteedInflow: "400",
+      inflow: "450",
+      guaranteedInflow: "450",
       outflow: "0",
-      closing: "4470",
+      closing: "4395",
       probabilityWeighted: true,
     });
-    // Week 6: inv5 (SUBMITTED, due 2 Apr + 12 = 14 Apr), inv7 at its ledger expected date 15 Apr;
-    // April rent (15 Apr) and payroll (16 Apr).
+    // Week 6: half of inv5 (12 and 14 days → 14, 16 Apr; its last quarter, 80 days, is after
+    // the horizon), inv7 at its ledger expected date 15 Apr; April rent (15 Apr) and payroll.
     expect(r.weeks[5]).toMatchObject({
-      inflow: "900",
+      inflow: "800",
       outflow: "5000",
-      closing: "370",
+      closing: "195",
       itemIds: ["inv5", "inv7", expect.stringMatching(/^rec_/), expect.stringMatching(/^rec_/)],
     });
     expect(closings(r)).toEqual([
-      "7950",
-      "5500",
-      "6170",
-      "4070",
-      "4470",
-      "370",
-      "370",
-      "-2630",
-      "-2630",
-      "-7630",
-      "-7630",
-      "-10630",
-      "-10630",
+      "7825",
+      "5375",
+      "6045",
+      "3945",
+      "4395",
+      "195",
+      "195",
+      "-2805",
+      "-2805",
+      "-7805",
+      "-7680",
+      "-10680",
+      "-10680",
     ]);
     expect(r).toMatchObject({
       startingCash: "10000",
-      endingCash: "-10630",
-      totalInflow: "4350",
+      endingCash: "-10680",
+      totalInflow: "4300",
       totalOutflow: "24980",
-      minClosingCash: "-10630",
+      minClosingCash: "-10680",
       minClosingCashWeekIndex: 11,
     });
+    // inv2's last quarter lands in week 11 (1 Mar + 80 = 20 May).
+    expect(r.lines.filter((l) => l.itemId === "inv2").map((l) => [l.weekIndex, l.amount])).toEqual([
+      [0, "375"],
+      [10, "125"],
+    ]);
     // Drafts, suppressed / billed / draft purchase orders and items past week 13 never appear;
     // inv9 is later than any payment the organisation ever received: doubtful, left out.
     const all = r.weeks.flatMap((w) => w.itemIds);
     for (const id of ["inv4", "po2", "po3", "po4", "inv8", "inv9"]) expect(all).not.toContain(id);
     expect(r.excluded).toEqual([
+      {
+        itemId: "inv5",
+        reason:
+          "1 of 4 of the customer's past invoices this late were paid after the 13-week horizon or not at all",
+      },
       { itemId: "inv8", reason: "beyond the 13-week horizon" },
       { itemId: "inv9", reason: "doubtful: 100 days overdue, later than any past payment" },
     ]);
@@ -503,26 +515,31 @@ describe("computeForecast, golden scenario pinned to Wed 11 March 2026 (Sydney)"
       fullAmount: "300",
       weight: "0.5",
     });
-    expect(weekOf(r, "inv1")).toBe(4); // 27 Mar + 3 = 30 Mar
+    // inv1: CUST1's 5, 7, 9 days late + 3 = 28 Mar (week 3), 30 Mar and 1 Apr (week 4).
+    expect(r.lines.filter((l) => l.itemId === "inv1").map((l) => [l.weekIndex, l.amount])).toEqual([
+      [2, "333.33"],
+      [3, "666.67"],
+    ]);
     expect(weekOf(r, "bill1")).toBe(4); // due 20 Mar + 10 = 30 Mar, later than its planned 13 Mar
     expect(weekOf(r, "rentMar")).toBe(3); // 15 + 10 = 25 Mar
-    expect(r.weeks[4]).toMatchObject({ inflow: "500" }); // 1000 × 0.5
+    // The pipeline deal 1000 × 0.5, and a third of inv6 (due 26 Mar + 9 + 3 = 7 Apr).
+    expect(r.weeks[4]).toMatchObject({ inflow: "833.33" });
     expect(closings(r)).toEqual([
-      "9850",
-      "7600",
-      "5420",
-      "3920",
-      "4420",
-      "320",
-      "320",
-      "-2680",
-      "-2680",
-      "-7680",
-      "-7680",
-      "-10680",
-      "-10680",
+      "9975",
+      "7475",
+      "5628.33",
+      "3461.67",
+      "4295",
+      "145",
+      "145",
+      "-2855",
+      "-2855",
+      "-7855",
+      "-7730",
+      "-10730",
+      "-10730",
     ]);
-    expect(r).toMatchObject({ totalInflow: "4300", totalOutflow: "24980" });
+    expect(r).toMatchObject({ totalInflow: "4250", totalOutflow: "24980" });
   });
 
   it("a CUSTOM scenario with no overrides equals BASE", () => {

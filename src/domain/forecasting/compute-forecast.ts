@@ -15,12 +15,27 @@ import {
   type CollectionModel,
   expectedLateness,
   fitCollection,
+  type LatenessSpread,
+  latenessSpread,
+  lowerBound,
   medianLateness,
 } from "./collection.ts";
+import {
+  type CollectionCurves,
+  collectByWeek,
+  curveFor,
+  fitCollectionCurves,
+} from "./collection-curve.ts";
 import { dateOf, dayNumber, mondayOnOrBefore } from "./dates.ts";
 import { type CustomerModel, expectedOrdersByDay, fitCustomers, fitSuppliers } from "./hazard.ts";
 import { detectRecurring, projectRecurring, type RecurringStream } from "./recurring.ts";
-import { fitRunRates, RUN_RATE_DAYS, type RunRate, seasonalFactor } from "./run-rates.ts";
+import {
+  fitRunRates,
+  RUN_RATE_DAYS,
+  type RunRate,
+  type SeasonalEvidence,
+  seasonalEvidence,
+} from "./run-rates.ts";
 import { rulesFor, type ScenarioRules } from "./scenarios.ts";
 import {
   describeLag,
@@ -78,10 +93,14 @@ export interface ForecastModel {
   weeklyBills: Map<string, Float64Array>;
   /** What no other model explains, at its recent pace. */
   runRates: RunRate[];
-  /** Last year's coming quarter against the quarter before it (1 = no season). */
+  /** √(last year's coming quarter ÷ the quarter before it), 1 = no season; run-rates.ts. */
   season: number;
+  /** What the seasonal ratio was measured on. */
+  seasonEvidence: SeasonalEvidence;
   /** When customers pay, from their paid invoices. */
   collection: CollectionModel;
+  /** Share of a new invoice collected k days after issue, per customer and organisation. */
+  curves: CollectionCurves;
   /** How long after delivery each supplier's purchase orders are paid. */
   purchaseOrderTiming: PurchaseOrderTiming;
 }
@@ -110,6 +129,25 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
     today,
     input.baseCurrency,
   );
+  const curves = fitCollectionCurves(input.salesHistory, today, input.baseCurrency);
+  // Customers' orders: paid along their collection curve (collection-curve.ts).
+  const collected = (models: readonly CustomerModel[]) => {
+    const out = new Map<string, Float64Array>();
+    const days = horizonEnd - todayDay;
+    for (const c of models) {
+      if (days <= 0) continue;
+      const byDay = expectedOrdersByDay(c, todayDay, days);
+      const perWeek = collectByWeek(
+        byDay,
+        curveFor(curves, c.contactId),
+        todayDay,
+        week1Start,
+        WEEKS,
+      );
+      if (perWeek.some((v) => v > 0)) out.set(c.contactId, perWeek);
+    }
+    return out;
+  };
   const weekly = (models: readonly CustomerModel[]) => {
     const out = new Map<string, Float64Array>();
     for (const c of models) {
@@ -131,6 +169,19 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
     }
     return out;
   };
+  // One year's quarter-on-quarter ratio is a single, noisy observation of the season (and of
+  // last year's growth): it is shrunk halfway to 1 in log terms (its square root).
+  const seasonFit = seasonalEvidence(input.salesHistory, today, input.baseCurrency);
+  const season = Math.sqrt(seasonFit.ratio);
+  const runRates = fitRunRates({
+    today,
+    baseCurrency: input.baseCurrency,
+    salesHistory: input.salesHistory,
+    recurringHistory: input.recurringHistory,
+    streams,
+    fittedCustomers: new Set(customers.map((c) => c.contactId)),
+    fittedSuppliers: new Set(suppliers.map((c) => c.contactId)),
+  });
   return {
     today,
     todayDay,
@@ -138,20 +189,14 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
     horizonEnd,
     streams,
     customers,
-    weeklyOrders: weekly(customers),
+    weeklyOrders: collected(customers),
     suppliers,
     weeklyBills: weekly(suppliers),
-    season: seasonalFactor(input.salesHistory, today, input.baseCurrency),
-    runRates: fitRunRates({
-      today,
-      baseCurrency: input.baseCurrency,
-      salesHistory: input.salesHistory,
-      recurringHistory: input.recurringHistory,
-      streams,
-      fittedCustomers: new Set(customers.map((c) => c.contactId)),
-      fittedSuppliers: new Set(suppliers.map((c) => c.contactId)),
-    }),
-    collection: fitCollection(input.salesHistory),
+    season,
+    seasonEvidence: seasonFit,
+    runRates,
+    collection: fitCollection(input.salesHistory, today),
+    curves,
     purchaseOrderTiming: fitPurchaseOrderTiming(input.purchaseOrderHistory ?? []),
   };
 }
@@ -304,6 +349,66 @@ export function computeForecast(
     (acc.lines[w] as ForecastLine[]).push(line);
   };
 
+  /**
+   * An open receivable without a ledger expected date, spread over the weeks its customer's
+   * past payments at least as late as it already is fell in (each past payment one equal share;
+   * collection.ts, latenessSpread): one line per week, weighted by its share. Shares beyond the
+   * horizon are left out. Cents are allocated by cumulative rounding, so the lines of an item
+   * sum to its (weighted) amount within the horizon exactly.
+   */
+  const spreadReceivable = (
+    item: ForecastInput["openItems"][number],
+    spread: LatenessSpread,
+    baseDay: number,
+    full: Cents,
+    weightMicro: number | null,
+  ) => {
+    const total = weightMicro !== null ? weighCents(full, weightMicro) : full;
+    const shares = spread.values.length + spread.unpaid;
+    // Values are sorted: each week's share is found by binary search on its last day, so an
+    // organisation-wide history of any length costs 14 searches per receivable.
+    const counts: { n: number; day: number }[] = [];
+    const values = spread.values;
+    let from = 0;
+    for (let w = 0; w < WEEKS && from < values.length; w++) {
+      const to = lowerBound(values, week1Start + 7 * (w + 1) - baseDay);
+      if (to > from) counts.push({ n: to - from, day: baseDay + (values[from] ?? 0) });
+      from = to;
+    }
+    const beyond = values.length - from;
+    const whose = spread.own ? "the customer's" : "the organisation's";
+    if (counts.length === 0)
+      excluded.push({ itemId: item.id, reason: "beyond the 13-week horizon" });
+    else if (beyond + spread.unpaid > 0)
+      excluded.push({
+        itemId: item.id,
+        reason: `${beyond + spread.unpaid} of ${shares} of ${whose} past invoices this late were paid after the 13-week horizon or not at all`,
+      });
+    let cum = 0;
+    let allocated = 0;
+    for (const c of counts) {
+      cum += c.n;
+      const upTo = Math.round((total * cum) / shares);
+      const amount = upTo - allocated;
+      allocated = upTo;
+      if (amount === 0) continue;
+      place(
+        item.id,
+        "LEDGER_INVOICE",
+        true,
+        c.day,
+        amount,
+        full,
+        toMicro(c.n / shares),
+        false,
+        dayNumber(item.expectedDate) < todayDay,
+        item.accountId,
+        item.contactId,
+        `${c.n} of ${shares} of ${whose} past invoices at least this late were paid in this week`,
+      );
+    }
+  };
+
   // Open receivables, bills, manual and pipeline items.
   for (const item of input.openItems) {
     const isDoc = item.source === "LEDGER_INVOICE" || item.source === "LEDGER_BILL";
@@ -325,6 +430,21 @@ export function computeForecast(
         excluded.push({ itemId: item.id, reason: `at risk: ${overdueDays} days overdue` });
         continue;
       }
+      if (rules.haircutPercent > 0 && overdueDays > rules.haircutAfterDays) {
+        weightMicro = toMicro((100 - rules.haircutPercent) / 100);
+      }
+      // The same pool receivableDay's median is taken from (so never doubtful when found).
+      const spread =
+        rules.receivableTiming === "history" &&
+        !rules.noLatePayers &&
+        !rules.customerDelay &&
+        expectedDay === dueDay
+          ? latenessSpread(model.collection, item.contactId, overdueDays)
+          : undefined;
+      if (spread && spread.values.length + spread.unpaid > 1) {
+        spreadReceivable(item, spread, dueDay + rules.receivableShiftDays, full, weightMicro);
+        continue;
+      }
       const placed = receivableDay(rules, model, expectedDay, dueDay, overdueDays, item.contactId);
       if (placed === null) {
         excluded.push({
@@ -334,9 +454,6 @@ export function computeForecast(
         continue;
       }
       day = placed;
-      if (rules.haircutPercent > 0 && overdueDays > rules.haircutAfterDays) {
-        weightMicro = toMicro((100 - rules.haircutPercent) / 100);
-      }
     } else if (item.source === "LEDGER_BILL") {
       if (signed < 0) continue;
       inflow = false;
@@ -478,12 +595,25 @@ export function computeForecast(
   const runRates: ForecastRunRate[] = [];
   const horizonDays = horizonEnd - todayDay;
   for (const rate of model.runRates) {
-    const days = new Array<number>(WEEKS).fill(0);
-    for (let j = 1; j <= horizonDays; j++) {
-      const w = Math.floor((todayDay + j + rate.delayDays - week1Start) / 7);
-      if (w >= 0 && w < WEEKS) days[w] = (days[w] ?? 0) + 1;
+    let days: ArrayLike<number>;
+    if (rate.kind === "customers") {
+      // Other customers' sales, a day's worth each day, collected along the organisation's curve.
+      days = collectByWeek(
+        new Float64Array(horizonDays + 1).fill(1),
+        model.curves.organisation,
+        todayDay,
+        week1Start,
+        WEEKS,
+      );
+    } else {
+      const d = new Array<number>(WEEKS).fill(0);
+      for (let j = 1; j <= horizonDays; j++) {
+        const w = Math.floor((todayDay + j + rate.delayDays - week1Start) / 7);
+        if (w >= 0 && w < WEEKS) d[w] = (d[w] ?? 0) + 1;
+      }
+      days = d;
     }
-    const amounts = days.map((n) =>
+    const amounts = Array.from(days, (n) =>
       weighCents(
         rate.windowTotal,
         toMicro(

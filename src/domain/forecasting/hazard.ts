@@ -245,9 +245,15 @@ export function expectedOrdersByDay(
   let survival = 1;
   for (let t = 1; t <= elapsed; t++) survival -= f[t] ?? 0;
   if (survival < LAPSED_SURVIVAL) return m;
+  // f is 0 outside [first, last] (the smoothed intervals' support): only those lags can add.
+  let firstLag = 1;
+  while (firstLag <= days && (f[firstLag] ?? 0) === 0) firstLag++;
+  let lastLag = Math.min(days, f.length - 1);
+  while (lastLag >= firstLag && (f[lastLag] ?? 0) === 0) lastLag--;
   for (let j = 1; j <= days; j++) {
     let v = (f[elapsed + j] ?? 0) / survival;
-    for (let i = 1; i < j; i++) v += (m[i] ?? 0) * (f[j - i] ?? 0);
+    for (let i = Math.max(1, j - lastLag); i <= j - firstLag; i++)
+      v += (m[i] ?? 0) * (f[j - i] ?? 0);
     m[j] = v;
   }
   return m;

@@ -140,18 +140,45 @@ export function seasonalFactor(
   today: string,
   baseCurrency: string,
 ): number {
+  return seasonalEvidence(sales, today, baseCurrency).ratio;
+}
+
+/** What seasonalFactor measured: the ratio, the invoices in the two windows, their span. */
+export interface SeasonalEvidence {
+  ratio: number;
+  invoices: number;
+  /** Day numbers of the two windows' start and end (null: too little history, ratio 1). */
+  from: number | null;
+  to: number | null;
+}
+
+export function seasonalEvidence(
+  sales: readonly SalesHistoryEntry[],
+  today: string,
+  baseCurrency: string,
+): SeasonalEvidence {
   const t = dayNumber(today) - 364;
   let before = 0;
   let after = 0;
+  let invoices = 0;
   let earliest = Number.POSITIVE_INFINITY;
   for (const e of sales) {
     const d = dayNumber(e.issueDate);
     if (d < earliest) earliest = d;
-    if (d > t - RUN_RATE_DAYS && d <= t)
+    if (d > t - RUN_RATE_DAYS && d <= t) {
       before += baseCents(e.total, e.currency, baseCurrency, e.currencyRate);
-    else if (d > t && d <= t + RUN_RATE_DAYS)
+      invoices += 1;
+    } else if (d > t && d <= t + RUN_RATE_DAYS) {
       after += baseCents(e.total, e.currency, baseCurrency, e.currencyRate);
+      invoices += 1;
+    }
   }
-  if (earliest > t - RUN_RATE_DAYS || before <= 0) return 1;
-  return Math.min(2, Math.max(0.5, after / before));
+  if (earliest > t - RUN_RATE_DAYS || before <= 0)
+    return { ratio: 1, invoices: 0, from: null, to: null };
+  return {
+    ratio: Math.min(2, Math.max(0.5, after / before)),
+    invoices,
+    from: t - RUN_RATE_DAYS + 1,
+    to: t + RUN_RATE_DAYS,
+  };
 }

@@ -9,7 +9,7 @@ import {
   closingBands,
   INTERVAL_LEVEL,
 } from "../../domain/forecasting/intervals.ts";
-import type { LearnedLag } from "../../domain/forecasting/timing.ts";
+import { type LearnedParameters, learnedParameters } from "../../domain/forecasting/learned.ts";
 import type { ForecastResult, ForecastWeek } from "../../domain/forecasting/types.ts";
 import { randomToken } from "../../domain/ids.ts";
 import { localDate } from "../../domain/timezones.ts";
@@ -48,7 +48,7 @@ export interface ForecastDetail {
     source: "manual" | "ledger_reconciled";
   };
   /** Timing learned from the organisation's history, with its evidence (absent on older snapshots). */
-  learned?: { purchaseOrderLags: LearnedLag[] };
+  learned?: LearnedParameters;
   recurring: {
     id: string;
     kind: string;
@@ -152,14 +152,7 @@ export async function recomputeForecasts(
         override: cash.override?.amount ?? null,
         source: cash.source,
       },
-      learned: {
-        purchaseOrderLags: [
-          ...(model.purchaseOrderTiming.organisation
-            ? [model.purchaseOrderTiming.organisation]
-            : []),
-          ...model.purchaseOrderTiming.bySupplier.values(),
-        ],
-      },
+      learned: learnedParameters(model, result),
       recurring: model.streams.map((s) => ({
         id: s.id,
         kind: s.kind,

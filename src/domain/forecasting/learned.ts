@@ -1,0 +1,98 @@
+import { type CollectionCurve, CURVE_DAYS } from "./collection-curve.ts";
+import type { ForecastModel } from "./compute-forecast.ts";
+import { dateOf } from "./dates.ts";
+import type { ForecastResult } from "./types.ts";
+
+/**
+ * Every parameter the engine learnt from the business's own history, with its evidence (how
+ * many observations, over what window), by kind: what `forecast explain` lists. Entries naming
+ * a customer or supplier carry its `contactId` (null: the organisation's). Per-customer entries
+ * are limited to the customers the forecast uses them for, so a snapshot stays small.
+ */
+export type LearnedEntry = Record<string, string | number | null> & {
+  contactId: string | null;
+  observations: number;
+};
+export type LearnedParameters = Record<string, LearnedEntry[]>;
+
+/** Per-customer entries listed at most, per kind. */
+const MAX_CUSTOMERS = 200;
+
+const share = (c: CollectionCurve, k: number) =>
+  Math.round((c.cumulative[Math.min(k, CURVE_DAYS)] ?? 0) * 1000) / 1000;
+
+const curveEntry = (contactId: string | null, c: CollectionCurve): LearnedEntry => ({
+  contactId,
+  collectedBy30Days: share(c, 30),
+  collectedBy60Days: share(c, 60),
+  collectedBy91Days: share(c, 91),
+  observations: c.observations,
+  from: c.from,
+  to: c.to,
+});
+
+const median = (a: Int32Array) => (a.length === 0 ? null : (a[(a.length - 1) >> 1] ?? null));
+
+/** The learned parameters of a model, as used by `result` (its lines and predictions). */
+export function learnedParameters(model: ForecastModel, result: ForecastResult): LearnedParameters {
+  const predictedCustomers = [
+    ...new Set(result.predictions.filter((p) => p.direction === "in").map((p) => p.contactId)),
+  ].slice(0, MAX_CUSTOMERS);
+  const receivableCustomers = [
+    ...new Set(
+      result.lines
+        .filter((l) => l.source === "LEDGER_INVOICE" && l.contactId !== null)
+        .map((l) => l.contactId as string),
+    ),
+  ]
+    .sort()
+    .slice(0, MAX_CUSTOMERS);
+  const col = model.collection;
+  const lateness: LearnedEntry[] = [
+    {
+      contactId: null,
+      medianDaysLate: median(col.all),
+      unpaidAfter91Days: col.unpaidAll.length,
+      observations: col.all.length + col.unpaidAll.length,
+      from: null,
+      to: null,
+    },
+  ];
+  for (const id of receivableCustomers) {
+    const own = col.byContact.get(id);
+    if (!own) continue;
+    const unpaid = col.unpaidByContact.get(id)?.length ?? 0;
+    lateness.push({
+      contactId: id,
+      medianDaysLate: median(own),
+      unpaidAfter91Days: unpaid,
+      observations: own.length + unpaid,
+      from: null,
+      to: null,
+    });
+  }
+  return {
+    purchaseOrderLags: [
+      ...(model.purchaseOrderTiming.organisation ? [model.purchaseOrderTiming.organisation] : []),
+      ...model.purchaseOrderTiming.bySupplier.values(),
+    ].map((l) => ({ ...l })),
+    receivableLateness: lateness,
+    collectionCurves: [
+      curveEntry(null, model.curves.organisation),
+      ...predictedCustomers.flatMap((id) => {
+        const c = model.curves.byCustomer.get(id);
+        return c ? [curveEntry(id, c)] : [];
+      }),
+    ],
+    seasonality: [
+      {
+        contactId: null,
+        factor: Math.round(model.season * 1000) / 1000,
+        lastYearRatio: Math.round(model.seasonEvidence.ratio * 1000) / 1000,
+        observations: model.seasonEvidence.invoices,
+        from: model.seasonEvidence.from === null ? null : dateOf(model.seasonEvidence.from),
+        to: model.seasonEvidence.to === null ? null : dateOf(model.seasonEvidence.to),
+      },
+    ],
+  };
+}
