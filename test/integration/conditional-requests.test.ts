@@ -248,6 +248,17 @@ describe(`conditional requests (${testDriver})`, () => {
     expect(gz.headers.get("content-encoding")).toBe("gzip");
     expect(gunzipSync(Buffer.from(await gz.arrayBuffer())).equals(bytes)).toBe(true);
 
+    // HEAD: the GET's headers for the identity body, nothing compressed and thrown away.
+    const head = await w.t.app.request(INVOICES, {
+      method: "HEAD",
+      headers: { Authorization: `Bearer ${w.key.key}`, "Accept-Encoding": "br, gzip" },
+    });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-encoding")).toBeNull();
+    expect(head.headers.get("content-length")).toBe(String(bytes.byteLength));
+    expect(head.headers.get("etag")).toBe(tag);
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
+
     // A small body goes uncompressed whatever the client accepts.
     const status = await get(w.t.app, STATUS, w.key.key, { "Accept-Encoding": "br" });
     const statusText = await status.text();
