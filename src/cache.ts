@@ -42,6 +42,13 @@ export const CACHES = {
    */
   forecastWeeks: 64,
   /**
+   * Forecast variances (track record), per (organisation, local day, weeks, version)
+   * (getForecastVariance). Invalidated: the version in the key moves with every import or
+   * baseline run (data version), every recompute (the latest kept forecast's computedAt) and
+   * every listed write (data epoch), so an old entry is never hit again and ages out.
+   */
+  forecastVariance: 256,
+  /**
    * `Intl.DateTimeFormat`s, per zone, for each constant set of format options (zonedFormat).
    * Never invalidated: a formatter for a zone and options never changes.
    */

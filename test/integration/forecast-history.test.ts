@@ -6,6 +6,7 @@ import {
   bankTransactions,
   forecastHistory,
   ledgerAccounts,
+  syncRuns,
 } from "../../src/db/schema/index.ts";
 import { newId } from "../../src/domain/ids.ts";
 import {
@@ -134,6 +135,42 @@ describe(`forecast history and variance (${testDriver})`, () => {
     const otherCtx = await systemContext(t.db, other.id, TEST_NOW);
     const none = await getForecastVariance({ ctx: otherCtx });
     expect(none).toMatchObject({ keptSince: null, weeks: [], byHorizon: [] });
+  });
+
+  it("keeps a variance per day until an import or a recompute moves its version", async () => {
+    const t = await testApp();
+    const org = await setUp(t.db);
+    let minutes = 0;
+    const imported = async () => {
+      const at = new Date(TEST_NOW.getTime() - 3600_000 + 60_000 * ++minutes);
+      await t.db.insert(syncRuns).values({
+        id: newId("syn"),
+        orgId: org.id,
+        source: "test",
+        startedAt: at,
+        finishedAt: at,
+        outcome: "succeeded",
+      });
+    };
+    await recomputeForecasts(t.db, { orgId: org.id, now: FEB_16 });
+    const ctx = await systemContext(t.db, org.id, TEST_NOW);
+    // Never imported: computed on every call.
+    const live = await getForecastVariance({ ctx });
+    expect(await getForecastVariance({ ctx })).not.toBe(live);
+    await imported();
+    const first = await getForecastVariance({ ctx });
+    expect(await getForecastVariance({ ctx })).toBe(first);
+    // Another weeks count is its own entry.
+    expect((await getForecastVariance({ ctx, weeks: 2 })).weeks.length).toBeLessThanOrEqual(2);
+    // A recompute moves it.
+    await recomputeForecasts(t.db, { orgId: org.id, now: FEB_23 });
+    const afterRecompute = await getForecastVariance({ ctx });
+    expect(afterRecompute).not.toBe(first);
+    expect(afterRecompute.weeks.map((w) => w.weekStart)).toEqual(["2026-02-23", "2026-02-16"]);
+    expect(await getForecastVariance({ ctx })).toBe(afterRecompute);
+    // So does an import.
+    await imported();
+    expect(await getForecastVariance({ ctx })).not.toBe(afterRecompute);
   });
 
   it("prunes rows older than the retention window at each write", async () => {

@@ -1,10 +1,13 @@
 import { sql } from "drizzle-orm";
+import { boundedCache } from "../../cache.ts";
 import type { DbOrTx } from "../../db/client.ts";
 import { forecastHistory } from "../../db/schema/index.ts";
 import { type Cents, centsToDecimal, toCents } from "../../domain/forecasting/cents.ts";
 import { addDays, dateOf, dayNumber, mondayOnOrBefore } from "../../domain/forecasting/dates.ts";
 import { money, sum } from "../../domain/money.ts";
+import { localDate } from "../../domain/timezones.ts";
 import { requireScope, type ServiceContext } from "../context.ts";
+import { dataVersion } from "../summaries/summary-cache.ts";
 import { loadBankMovements } from "./backtest.ts";
 import { loadCash } from "./load-forecast-input.ts";
 import type { ForecastPayload } from "./recompute-forecasts.ts";
@@ -130,8 +133,42 @@ export async function getForecastVariance({
   weeks?: number;
 }): Promise<ForecastVariance> {
   requireScope(ctx, "READ_FORECAST");
-  const orgId = ctx.org.id;
   const count = Math.max(1, Math.min(MAX_VARIANCE_WEEKS, Math.floor(weeks)));
+  const version = await varianceVersion(ctx.db, ctx.org.id);
+  // Without a data version (never imported) the rows may change unseen: never reuse.
+  if (version === null) return computeVariance(ctx, count);
+  const key = `${ctx.org.id}|${localDate(ctx.now, ctx.org.timezone)}|${count}|${version}`;
+  const hit = varianceCache.get(key);
+  if (hit) return hit;
+  const pending = computeVariance(ctx, count);
+  varianceCache.set(key, pending);
+  pending.catch(() => varianceCache.delete(key));
+  return pending;
+}
+
+/**
+ * Variances per (organisation, local day, weeks, version): the version moves with every import
+ * (data version), every recompute (the latest kept forecast's computedAt) and every listed write
+ * (the data epoch), so a stale entry is never hit and ages out. Bound: src/cache.ts
+ * (`forecastVariance`).
+ */
+const varianceCache = boundedCache<string, Promise<ForecastVariance>>("forecastVariance");
+
+/** What a variance was computed from (see `varianceCache`), or null before any import. */
+async function varianceVersion(db: DbOrTx, orgId: string): Promise<string | null> {
+  const data = await dataVersion(db, orgId);
+  if (data === null) return null;
+  const [row] = rows<{ recomputed: string | null; epoch: string | number | null }>(
+    await db.execute(sql`
+      SELECT (SELECT max(computed_at)::text FROM forecast_history WHERE org_id = ${orgId})
+               AS recomputed,
+             (SELECT epoch FROM org_data_epochs WHERE org_id = ${orgId}) AS epoch`),
+  );
+  return `${data}|${row?.recomputed ?? "none"}|${row?.epoch ?? 0}`;
+}
+
+async function computeVariance(ctx: ServiceContext, count: number): Promise<ForecastVariance> {
+  const orgId = ctx.org.id;
   const { cash, included } = await loadCash(ctx.db, ctx.org, ctx.now);
   const today = cash.asOfDate;
   const thisMonday = mondayOnOrBefore(dayNumber(today));
