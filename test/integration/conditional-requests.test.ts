@@ -14,7 +14,13 @@ import type { Metering } from "../../src/services/metering/metering.ts";
 import { setSensitive } from "../../src/services/sensitivity/set-sensitive.ts";
 import { importLedgerFolder } from "../../src/services/sync/import-ledger.ts";
 import { createTestKey, get, getJson, TEST_NOW } from "../helpers/api.ts";
-import { meteredApp, orgWithKey, TEST_REDIS_URL, uniquePrefix } from "../helpers/metering.ts";
+import {
+  insertUses,
+  meteredApp,
+  orgWithKey,
+  TEST_REDIS_URL,
+  uniquePrefix,
+} from "../helpers/metering.ts";
 import { getTestDatabase, testDriver } from "../helpers/test-db.ts";
 import { type ExportSpec, writeExport } from "./insights-helpers.ts";
 
@@ -129,6 +135,60 @@ describe(`conditional requests (${testDriver})`, () => {
     expect(await w.used()).toBe(1);
   });
 
+  /** Uses all but `left` of the key's credits (before its first charged call: the store's count). */
+  async function spendAllBut(w: Awaited<ReturnType<typeof world>>, left: number) {
+    const limit = (await getJson<StatusResponse>(w.t.app, STATUS, w.key.key)).body.usage?.limit;
+    await insertUses(w.t.db, {
+      userId: w.org.ownerUserId,
+      billingAccountId: w.org.billingAccountId,
+      orgId: w.org.id,
+      keyId: w.key.id,
+      times: Array.from({ length: (limit ?? 0) - left }, () => new Date(TEST_NOW.getTime() - HOUR)),
+    });
+  }
+
+  it("answers 304 to a matching If-None-Match with no credit left; 429 credits_exhausted otherwise", async () => {
+    const w = await world();
+    await spendAllBut(w, 2);
+    const first = await getJson<{ billingAlert?: { kind: string } }>(w.t.app, BANK, w.key.key);
+    expect(first.body.billingAlert?.kind).toBe("credits_low");
+    const tag = first.res.headers.get("etag") ?? "";
+    // The last credit: the alert's wording and kind changed, the data did not; the tag leaves
+    // the billing alert out.
+    const last = await getJson<{ billingAlert?: { kind: string } }>(w.t.app, BANK, w.key.key);
+    expect(last.body.billingAlert?.kind).toBe("credits_exhausted");
+    expect(last.res.headers.get("etag")).toBe(tag);
+    const used = await w.used();
+
+    const again = await get(w.t.app, BANK, w.key.key, { "If-None-Match": tag });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe("");
+    expect(again.headers.get("etag")).toBe(tag);
+    expect(again.headers.get("retry-after")).toBeNull();
+    expect(again.headers.get("ratelimit")).toContain('"credits";r=0');
+
+    const stale = await getJson(w.t.app, BANK, w.key.key, { "If-None-Match": 'W/"stale"' });
+    expect(stale.status).toBe(429);
+    expect(stale.body.error).toBe("credits_exhausted");
+    expect(stale.res.headers.get("retry-after")).not.toBeNull();
+    const plain = await getJson(w.t.app, BANK, w.key.key);
+    expect(plain.body.error).toBe("credits_exhausted");
+
+    expect(await w.used()).toBe(used);
+    expect(await w.audited(w.key.id, 304)).toEqual([BANK]);
+    expect(await w.audited(w.key.id, 429)).toEqual([BANK, BANK]);
+  });
+
+  it("still counts a 304 without credits against the burst cap", async () => {
+    const w = await world({ burstLimit: 2 });
+    await spendAllBut(w, 1);
+    const tag = (await get(w.t.app, BANK, w.key.key)).headers.get("etag") ?? "";
+    expect((await get(w.t.app, BANK, w.key.key, { "If-None-Match": tag })).status).toBe(304);
+    const capped = await getJson(w.t.app, BANK, w.key.key, { "If-None-Match": tag });
+    expect(capped.status).toBe(429);
+    expect(capped.body.error).toBe("rate_limited");
+  });
+
   it("changes the tag when a sensitive flag changes what the key sees, or a new import lands", async () => {
     const w = await world();
     const tagOf = async (key: string, path = BANK) => {
@@ -187,6 +247,17 @@ describe(`conditional requests (${testDriver})`, () => {
     const gz = await get(w.t.app, INVOICES, w.key.key, { "Accept-Encoding": "gzip" });
     expect(gz.headers.get("content-encoding")).toBe("gzip");
     expect(gunzipSync(Buffer.from(await gz.arrayBuffer())).equals(bytes)).toBe(true);
+
+    // HEAD: the GET's headers for the identity body, nothing compressed and thrown away.
+    const head = await w.t.app.request(INVOICES, {
+      method: "HEAD",
+      headers: { Authorization: `Bearer ${w.key.key}`, "Accept-Encoding": "br, gzip" },
+    });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-encoding")).toBeNull();
+    expect(head.headers.get("content-length")).toBe(String(bytes.byteLength));
+    expect(head.headers.get("etag")).toBe(tag);
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
 
     // A small body goes uncompressed whatever the client accepts.
     const status = await get(w.t.app, STATUS, w.key.key, { "Accept-Encoding": "br" });

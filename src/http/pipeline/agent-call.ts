@@ -4,12 +4,16 @@ import { hasScope, type Scope } from "../../domain/scopes.ts";
 import type { RequestLogger } from "../../logger.ts";
 import type { AuditWriter } from "../../services/audit/audit-writer.ts";
 import type { AuthenticatedKey, ServiceContext } from "../../services/context.ts";
-import { InsufficientScopeError } from "../../services/errors.ts";
+import { InsufficientScopeError, ServiceError } from "../../services/errors.ts";
 import { serializeReusing } from "../../services/json-reuse.ts";
 import { authenticateKey } from "../../services/keys/authenticate-key.ts";
 import { resolveKeyTarget } from "../../services/keys/resolve-target-org.ts";
 import type { VerifiedKeyCache } from "../../services/keys/verified-key-cache.ts";
-import type { MeterAdmission, MeterRequest } from "../../services/metering/metering.ts";
+import type {
+  MeterAdmission,
+  MeterFigures,
+  MeterRequest,
+} from "../../services/metering/metering.ts";
 import { type Answer, errorAnswer } from "../errors.ts";
 import { notServedAnswer } from "../method-not-allowed.ts";
 import { entityTag, ifNoneMatchHits, viewOf } from "./etag.ts";
@@ -117,7 +121,9 @@ interface CallState {
  *
  * A step refuses by throwing a ServiceError, which becomes the answer; everything after a
  * refusal is skipped but the settlement (when metering admitted the call) and the audit row
- * (when the key was valid). Authentication covers every path, registered or not, so routes
+ * (when the key was valid). One exception: a `credits_exhausted` refusal of a call carrying
+ * `If-None-Match` waits for the tag, and stands only when the answer would not be a 304 (a 304
+ * costs no credit). Authentication covers every path, registered or not, so routes
  * cannot be enumerated without a key.
  */
 export async function runAgentCall(p: AgentPipeline, call: AgentCall): Promise<AgentAnswer> {
@@ -167,7 +173,17 @@ async function serve(p: AgentPipeline, call: AgentCall, state: CallState): Promi
     requestId: call.requestId,
     now: state.now,
   };
-  const admission = (await p.metering.admit(req)) ?? undefined;
+  const conditional = call.conditional;
+  let admission: MeterAdmission | undefined;
+  // A revalidation out of credits is not refused yet: a 304 costs none, so its handler runs
+  // without a credit and the refusal stands only if the tag no longer matches.
+  let refusal: ServiceError | undefined;
+  try {
+    admission = (await p.metering.admit(req)) ?? undefined;
+  } catch (err) {
+    if (!isCreditsExhausted(err) || conditional?.ifNoneMatch === undefined) throw err;
+    refusal = err;
+  }
   let answer: AgentAnswer;
   try {
     const body = await route.run({
@@ -177,27 +193,51 @@ async function serve(p: AgentPipeline, call: AgentCall, state: CallState): Promi
       query: call.query,
       admission,
     });
-    answer = { status: 200, body: withAlerts(body, admission), headers: admission?.headers ?? {} };
-    if (call.conditional) {
-      const scopes = ctx?.scopes ?? state.key.scopes;
-      answer = tagged(answer, viewOf(route.template, scopes), call.conditional.ifNoneMatch);
+    const figures = admission?.figures;
+    answer = {
+      status: 200,
+      body: withAlerts(body, figures),
+      headers: admission?.headers ?? {},
+    };
+    if (conditional) {
+      const view = viewOf(route.template, ctx?.scopes ?? state.key.scopes);
+      // The billing alert's wording changes with every credit used; its state travels in the
+      // X-Service-* and RateLimit headers of every answer, a 304 too, so the tag leaves it out.
+      const tagBody = figures?.billingAlert
+        ? withAlerts(body, { ...figures, billingAlert: null })
+        : answer.body;
+      answer = tagged(answer, tagBody, view, conditional.ifNoneMatch);
     }
   } catch (err) {
     answer = errorAnswer(err, call.requestId, call.logger);
+  }
+  if (refusal) {
+    if (answer.status !== 304) return errorAnswer(refusal, call.requestId, call.logger);
+    const { "Retry-After": _, ...headers } = refusal.headers;
+    return { ...answer, headers: { ...headers, ETag: answer.headers?.ETag ?? "" } };
   }
   // A 304, 400, 401, 403 or 5xx gives back what it should not pay for (Metering.settle).
   await p.metering.settle(req, answer.status, admission);
   return answer;
 }
 
+function isCreditsExhausted(err: unknown): err is ServiceError {
+  return err instanceof ServiceError && err.code === "credits_exhausted";
+}
+
 /**
- * Step 8 of a conditional call: the successful answer with its `ETag`, or, when `ifNoneMatch`
- * matches it, a 304 with the same headers and no body (etag.ts: the tag hashes the body itself,
- * so a 304 never hides a change).
+ * Step 8 of a conditional call: the successful answer with its `ETag` (a hash of `tagBody`,
+ * the body without its billing alert, and of the key's view), or, when `ifNoneMatch` matches
+ * it, a 304 with the same headers and no body (etag.ts: a 304 never hides a change of data).
  */
-function tagged(answer: AgentAnswer, view: string, ifNoneMatch: string | undefined): AgentAnswer {
+function tagged(
+  answer: AgentAnswer,
+  tagBody: unknown,
+  view: string,
+  ifNoneMatch: string | undefined,
+): AgentAnswer {
   const serialized = serializeReusing(answer.body);
-  const tag = entityTag(serialized, view);
+  const tag = entityTag(tagBody === answer.body ? serialized : serializeReusing(tagBody), view);
   const headers = { ...answer.headers, ETag: tag };
   if (ifNoneMatchHits(ifNoneMatch, tag)) return { status: 304, body: null, headers };
   return { ...answer, headers, serialized };
@@ -240,8 +280,7 @@ function requireScope(route: AgentRoute, scopes: readonly Scope[]): void {
  * body's last members (a body naming them itself keeps their place), on a copy: handlers may
  * return values they keep, such as a forecast's weeks.
  */
-function withAlerts(body: unknown, admission: MeterAdmission | undefined): unknown {
-  const figures = admission?.figures;
+function withAlerts(body: unknown, figures: MeterFigures | null | undefined): unknown {
   if (!figures || (!figures.billingAlert && !figures.ledgerAlert)) return body;
   if (typeof body !== "object" || body === null || Array.isArray(body)) return body;
   return {

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
  * Entity tags of agent responses (docs/api.md, "Conditional requests").
  *
  * The tag is computed from the response itself, after the handler: a hash of the serialised body
- * (alerts included) and of the key's view (route template and the key's scopes in the target
+ * (without its `billingAlert`, whose state the headers carry: agent-call.ts) and of the key's view (route template and the key's scopes in the target
  * organisation). So it changes whenever anything the client would read changes, whatever caused
  * it (an import or sync, a recomputed forecast, a sensitive flag, a scope, the clock moving a
  * figure such as an ageing bucket), and a `304` never hides a change: no organisation "data

@@ -63,7 +63,10 @@ export function mountAgentApi(
     if (answer.key) c.set("key", answer.key);
     if (answer.routeTemplate) c.set("routeTemplate", answer.routeTemplate);
     logRequest(c, deps.logger, started, answer.status);
-    return await agentResponse(answer, c.get("requestId"), c.req.header("accept-encoding"));
+    return await agentResponse(answer, c.get("requestId"), {
+      head: c.req.method === "HEAD",
+      acceptEncoding: c.req.header("accept-encoding"),
+    });
   });
   return { db: deps.db, routes: pipeline.routes, pipeline };
 }
@@ -81,12 +84,14 @@ const AGENT_CACHE_HEADERS = {
 /**
  * The HTTP response of an answer: its JSON body (the serialisation the entity tag hashed, when
  * there is one), compressed with Brotli or gzip when the client accepts it and the body reaches
- * COMPRESS_MIN_BYTES; a 304 has no body.
+ * COMPRESS_MIN_BYTES; a 304 has no body. A HEAD answer (Hono runs the GET handler and drops the
+ * body) is never compressed: it carries the identity body's Content-Length and no
+ * Content-Encoding, rather than compressing bytes that are thrown away.
  */
 async function agentResponse(
   answer: AgentAnswer,
   requestId: string,
-  acceptEncoding: string | undefined,
+  request: { head: boolean; acceptEncoding: string | undefined },
 ): Promise<Response> {
   const headers: Record<string, string> = {
     ...answer.headers,
@@ -97,7 +102,12 @@ async function agentResponse(
   headers["Content-Type"] = "application/json";
   const serialized = answer.serialized ?? serializeReusing(answer.body);
   const bytes = typeof serialized === "string" ? Buffer.from(serialized, "utf8") : serialized;
-  const coding = bytes.byteLength >= COMPRESS_MIN_BYTES ? negotiateEncoding(acceptEncoding) : null;
+  if (request.head) {
+    headers["Content-Length"] = String(bytes.byteLength);
+    return new Response(null, { status: answer.status, headers });
+  }
+  const coding =
+    bytes.byteLength >= COMPRESS_MIN_BYTES ? negotiateEncoding(request.acceptEncoding) : null;
   if (!coding) return new Response(bytes, { status: answer.status, headers });
   headers["Content-Encoding"] = coding;
   return new Response(await compress(bytes, coding), { status: answer.status, headers });

@@ -50,15 +50,16 @@ const API_DESCRIPTION = [
     "needed.",
   "",
   "**Conditional requests and compression.** Every successful `GET` carries a weak `ETag` " +
-    "computed from the response body itself (alerts included) and the key's view (route, " +
+    "computed from the response body itself (without its `billingAlert`, whose state the " +
+    "`X-Service-*` and `RateLimit` headers carry) and the key's view (route, " +
     "scopes), so it changes whenever anything the key would read changes: an import or sync, a " +
     "recomputed forecast, a sensitive flag, a scope, a figure that moves with the date. Sent back " +
     "as `If-None-Match`, a tag that still matches answers `304 Not Modified` with no body and the " +
     "same headers; a 304 uses no query credit (it is taken at admission and given back once the " +
-    "tag matches, so a conditional request still needs a credit available at that moment), is " +
+    "tag matches; with no credit left, a matching tag still answers 304 and any other " +
+    "429 `credits_exhausted`), is " +
     "still counted by the burst cap and still audited. The handler still runs: a 304 saves the " +
-    "credit and the transfer, not the server's work. A `billingAlert` whose figures change " +
-    "with each call (credits running low) changes the tag too. Every agent response carries " +
+    "credit and the transfer, not the server's work. Every agent response carries " +
     "`Cache-Control: private, no-cache` and `Vary: Authorization, Accept-Encoding`. Bodies of " +
     "1,024 bytes or more are compressed with Brotli or gzip when `Accept-Encoding` allows it " +
     "(Brotli preferred at equal weight); the tag is the same for every coding.",
