@@ -32,6 +32,7 @@ const INVALID: Record<string, string | { none: string }> = {
   topN: "0",
   totals: "maybe",
   type: "vendor",
+  variance: "maybe",
 };
 
 interface Operation {

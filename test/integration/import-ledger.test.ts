@@ -192,6 +192,7 @@ describe(`ledger import (${testDriver})`, () => {
         counts: result.counts,
         error: null,
         ledgerCalls: null,
+        progress: null,
       },
     ]);
     expect(runs[0]?.finishedAt?.getTime()).toBeGreaterThanOrEqual(NOW.getTime());
