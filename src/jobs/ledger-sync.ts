@@ -4,6 +4,7 @@ import type { Db } from "../db/client.ts";
 import { ledgerConnections, ledgerCredentials } from "../db/schema/index.ts";
 import { createLedgerDeps } from "../services/ledger/deps.ts";
 import { type LedgerSyncResult, syncLedger } from "../services/ledger/sync.ts";
+import { runQueuedSyncs } from "../services/ledger/sync-queue.ts";
 
 /** One organisation's scheduled sync, as the tick reports it. */
 export interface LedgerSyncReport {
@@ -12,6 +13,8 @@ export interface LedgerSyncReport {
   mode?: string;
   ledgerCalls?: number;
   error?: string;
+  /** Run for a queued webhook request rather than the schedule. */
+  queued?: boolean;
 }
 
 /**
@@ -45,6 +48,8 @@ export async function runLedgerSyncs(input: {
   now: Date;
   clock: { now(): Date };
   orgIds?: readonly string[];
+  /** This instance in job_runs.claimed_by (the queued webhook syncs it claims). */
+  instance: string;
   claimed: <R>(
     job: { name: string; runKey: string; orgId: string; now: Date; failed: string },
     work: () => Promise<R>,
@@ -77,6 +82,21 @@ export async function runLedgerSyncs(input: {
       run.ok
         ? { orgId, ok: true, mode: run.result.mode, ledgerCalls: run.result.ledgerCalls }
         : { orgId, ok: false, error: run.error },
+    );
+  }
+  // Webhook syncs queued durably and not yet run (their process stopped, or it is busy).
+  const queued = await runQueuedSyncs(db, {
+    instance: input.instance,
+    now: () => input.clock.now(),
+    orgIds: input.orgIds,
+    run: (orgId) => syncLedger(deps, { orgId }),
+  });
+  for (const q of queued) {
+    const r = q.result;
+    report.push(
+      r?.outcome === "succeeded"
+        ? { orgId: q.orgId, ok: true, mode: r.mode, ledgerCalls: r.ledgerCalls, queued: true }
+        : { orgId: q.orgId, ok: false, error: q.error ?? "ledger sync failed", queued: true },
     );
   }
   return report;

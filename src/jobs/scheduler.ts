@@ -251,6 +251,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       now,
       clock: deps.clock,
       orgIds: deps.orgIds,
+      instance: instanceId,
       claimed: runClaimed,
     });
     if (ledgerSyncs.length > 0) report.ledgerSyncs = ledgerSyncs;

@@ -180,6 +180,9 @@ await shot(page, "sign-in");
 await page.fill("#password", owner.password);
 await Promise.all([page.waitForURL(`${base}/`), page.click("button[type=submit]")]);
 await shot(page, "dashboard");
+// The dashboard's track record panel on its own (forecast history against what happened).
+await page.locator("#track-record").screenshot({ path: join(out, "track-record.png") });
+console.log(`wrote ${join(out, "track-record.png")}`);
 await page.goto(`${base}/settings/keys`);
 await shot(page, "api-keys");
 await page.fill("#label", "Claude — finance assistant");
@@ -196,6 +199,10 @@ await shot(page, "audit");
 await page.goto(`${base}/settings/sensitive`);
 // The full list runs to thousands of pixels: the first screenful shows both controls.
 await shot(page, "sensitive-data", false);
+// The session's first flag change asks first; the shot is the question (nothing changed).
+await page.locator("#account-flags tbody tr").first().locator("button").click();
+await page.locator("#confirm-sensitive").waitFor();
+await shot(page, "sensitive-confirm");
 await page.goto(`${base}/settings/partners`);
 await shot(page, "partners");
 await page.goto(`${base}/settings/billing`);

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
+import {
+  CohortRetentionResponseSchema,
+  CohortSummaryResponseSchema,
+} from "../../src/contracts/agent/cohorts.ts";
 import type {
   CohortRetentionResponse,
   CohortSummaryResponse,
 } from "../../src/http/routes/agent/cohorts/index.ts";
-import {
-  CohortRetentionResponseSchema,
-  CohortSummaryResponseSchema,
-} from "../../src/http/routes/agent/cohorts/schema.ts";
 import { getJson } from "../helpers/api.ts";
 import { testDriver } from "../helpers/test-db.ts";
 import { type DocSpec, type ExportSpec, insightsWorld, qs } from "./insights-helpers.ts";

@@ -11,6 +11,7 @@ import { JOB_RUNS_RETENTION_DAYS, pruneJobRuns, runDailyPrune } from "../../src/
 import { createScheduler } from "../../src/jobs/scheduler.ts";
 import { createLogger } from "../../src/logger.ts";
 import { ledgerConnectionView } from "../../src/services/ledger/connect.ts";
+import { queueLedgerSync } from "../../src/services/ledger/sync-queue.ts";
 import { rowsOf } from "../../src/services/summaries/summary-cache.ts";
 import { createTestOrg } from "../helpers/factories.ts";
 import { getTestDatabase } from "../helpers/test-db.ts";
@@ -19,6 +20,8 @@ import { connectThroughFake, demoFolder, depsFor } from "./ledger-helpers.ts";
 let db: Db;
 let fake: RunningFakeLedger;
 let folder: string;
+/** The organisation connected to the fake's one tenant by the first test. */
+let connectedOrg: { id: string };
 
 beforeAll(async () => {
   db = (await getTestDatabase()).db;
@@ -36,6 +39,7 @@ afterAll(async () => {
 describe("the ledger sync schedule", () => {
   it("two instances ticking at once: one sync per organisation and slot", async () => {
     const org = await createTestOrg(db);
+    connectedOrg = org;
     await connectThroughFake(depsFor(db, fake), org.id);
     const config = ConfigSchema.parse({ ...fake.env, LEDGER_SYNC_MINUTES: "30" });
     const make = (instanceId: string) =>
@@ -55,6 +59,39 @@ describe("the ledger sync schedule", () => {
     // The same slot again: already done.
     const again = await make("c").tick();
     expect(again.ledgerSyncs).toBeUndefined();
+  }, 120_000);
+
+  it("a webhook's queued sync survives a restart: the next instance's tick runs it, exactly once", async () => {
+    const org = connectedOrg; // the fake's one tenant, connected by the first test
+    const config = ConfigSchema.parse({ ...fake.env, LEDGER_SYNC_MINUTES: "30" });
+    const make = (instanceId: string) =>
+      createScheduler({
+        db,
+        clock: systemClock,
+        logger: createLogger("silent"),
+        config,
+        instanceId,
+        orgIds: [org.id],
+      });
+    await make("first").tick(); // this slot's scheduled sync is done
+    // The webhook route commits this before answering 200; then its process "crashes".
+    await queueLedgerSync(db, org.id, new Date());
+    await queueLedgerSync(db, org.id, new Date()); // a second delivery: still one queued sync
+    // New instances on the same database, ticking at once.
+    const [a, b] = await Promise.all([
+      make("after-restart-a").tick(),
+      make("after-restart-b").tick(),
+    ]);
+    const syncs = [...(a.ledgerSyncs ?? []), ...(b.ledgerSyncs ?? [])];
+    expect(syncs).toEqual([expect.objectContaining({ orgId: org.id, ok: true, queued: true })]);
+    const runs = rowsOf<{ status: string }>(
+      await db.execute(
+        sql`SELECT status FROM job_runs WHERE job = 'ledger-webhook' AND run_key = ${org.id}`,
+      ),
+    );
+    expect(runs).toEqual([{ status: "succeeded" }]);
+    // Nothing queued any more: the next tick runs nothing.
+    expect((await make("later").tick()).ledgerSyncs).toBeUndefined();
   }, 120_000);
 
   it("prunes finished job runs past their retention, once a day across instances", async () => {

@@ -6,6 +6,7 @@ import type { WireRecord } from "../../src/connector/xero/fake/store.ts";
 import { resetTenantGates } from "../../src/connector/xero/policy.ts";
 import type { Db } from "../../src/db/client.ts";
 import { cashItems, contacts, syncRuns } from "../../src/db/schema/index.ts";
+import { INTERRUPTED_ERROR, isAbandoned } from "../../src/services/ledger/abandoned-runs.ts";
 import { ledgerConnectionView } from "../../src/services/ledger/connect.ts";
 import type { LedgerDeps } from "../../src/services/ledger/deps.ts";
 import { localSyncProgress } from "../../src/services/ledger/progress.ts";
@@ -231,5 +232,46 @@ describe("syncing a live ledger", () => {
       outcome: "succeeded",
       progress: null,
     });
+  }, 60_000);
+  it("a running row left by a crashed process reads as interrupted and the next sync finishes it", async () => {
+    const { orgId, deps } = await connected();
+    const beat = (ms: number) => new Date(Date.now() - ms);
+    // Crashed: started 20 minutes ago, last heartbeat 16 minutes ago (lease 15 minutes).
+    await db.insert(syncRuns).values({
+      id: `sync_crashed_${orgId}`,
+      orgId,
+      source: "xero",
+      startedAt: beat(20 * 60_000),
+      outcome: "running",
+      progress: {
+        resource: "invoices",
+        records: { invoices: 10 },
+        ledgerCalls: 3,
+        at: beat(16 * 60_000).toISOString(),
+      },
+    });
+    // Control: a row with a fresh heartbeat is still running.
+    const alive = {
+      orgId,
+      outcome: "running" as const,
+      startedAt: beat(20 * 60_000),
+      progress: { at: beat(60_000).toISOString() },
+    };
+    expect(isAbandoned(alive, new Date())).toBe(false);
+    const panel = await getLedgerPanel(db, orgId);
+    expect(panel.running).toBe(false);
+    expect(panel.lastRun).toMatchObject({ outcome: "failed", error: INTERRUPTED_ERROR });
+    const view = await ledgerConnectionView(deps, orgId);
+    expect(view.runs[0]).toMatchObject({ outcome: "failed", error: INTERRUPTED_ERROR });
+    // The next sync is not blocked, and finishes the abandoned row with the error.
+    const result = await syncLedger(deps, { orgId });
+    expect(result.outcome).toBe("succeeded");
+    const [row] = await db
+      .select()
+      .from(syncRuns)
+      .where(eq(syncRuns.id, `sync_crashed_${orgId}`));
+    expect(row).toMatchObject({ outcome: "failed", error: INTERRUPTED_ERROR });
+    expect(row?.finishedAt).not.toBeNull();
+    expect((await getLedgerPanel(db, orgId)).lastRun?.outcome).toBe("succeeded");
   }, 60_000);
 });

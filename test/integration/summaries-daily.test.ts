@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { DailySummaryResponseSchema } from "../../src/contracts/agent/daily-summary.ts";
 import { forecastHeadline } from "../../src/domain/summaries/forecast-headline.ts";
 import type { DailySummaryResponse } from "../../src/http/routes/agent/daily-summary/index.ts";
-import { DailySummaryResponseSchema } from "../../src/http/routes/agent/daily-summary/schema.ts";
 import { computeStartingCash } from "../../src/services/cash-position/starting-cash.ts";
 import { getForecast } from "../../src/services/forecast/get-forecast.ts";
 import { systemContext } from "../../src/services/system-context.ts";

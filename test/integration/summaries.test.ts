@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { ContactsSummaryResponse } from "../../src/http/routes/agent/contacts-summary/index.ts";
-import { ContactsSummaryResponseSchema } from "../../src/http/routes/agent/contacts-summary/schema.ts";
+import { ContactsSummaryResponseSchema } from "../../src/contracts/agent/contacts-summary.ts";
 import {
   ExpensesSummaryResponseSchema,
   type RevenueSummaryResponse,
   RevenueSummaryResponseSchema,
-} from "../../src/http/routes/agent/revenue-summary/schema.ts";
+} from "../../src/contracts/agent/revenue-summary.ts";
+import type { ContactsSummaryResponse } from "../../src/http/routes/agent/contacts-summary/index.ts";
 import { getJson } from "../helpers/api.ts";
 import { testDriver } from "../helpers/test-db.ts";
 import { CON, type ExportSpec, insightsWorld, qs } from "./insights-helpers.ts";

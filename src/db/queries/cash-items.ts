@@ -1,5 +1,4 @@
-import { and, asc, eq, gte, inArray, lte, type SQL, sql } from "drizzle-orm";
-import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import { asc, eq, type SQL, sql } from "drizzle-orm";
 import type { DbOrTx } from "../client.ts";
 import {
   type CashItemStatus,
@@ -8,71 +7,16 @@ import {
   type LedgerStatus,
   ledgerAccounts,
 } from "../schema/index.ts";
+import { issuedDocumentQueries, rowsOf } from "./issued-documents.ts";
 
 /*
- * Reads behind GET /api/agent/invoices and /bills: pages in a stable keyset order, the matched
- * count, the totals aggregate, and the lines of a page. Every query is filtered by org_id.
+ * Reads behind GET /api/agent/invoices and /bills: the two lists are document types of the
+ * shared descriptor (issued-documents.ts) over cash_items, each limited to its source and listed
+ * by the document date; plus the lines of a page and the gating rows every list needs. Every
+ * query is filtered by org_id.
  */
-
-/** A keyset position: rows strictly after (key, id) in the list's order. */
-export interface KeysetAfter {
-  key: string | null;
-  id: string;
-}
-
-/**
- * The keyset predicate for the order `sort DESC, id DESC`, where a DESC sort puts NULL first
- * (PostgreSQL's default, and what a backward scan of an ascending index gives). `cast` is the
- * sort column's type, applied to the cursor's text. A non-null position uses the row comparison
- * `(sort, id) < (key, id)`, which PostgreSQL turns into an index bound; a NULL sort value never
- * satisfies it, which is right since NULLs came before.
- */
-export function descendingAfter(
-  sortColumn: AnyPgColumn | SQL,
-  idColumn: AnyPgColumn | SQL,
-  after: KeysetAfter | undefined,
-  cast: "date" | "timestamptz" | "numeric",
-): SQL | undefined {
-  if (!after) return undefined;
-  if (after.key === null) {
-    return sql`((${sortColumn} is null and ${idColumn} < ${after.id}) or ${sortColumn} is not null)`;
-  }
-  return sql`(${sortColumn}, ${idColumn}) < (${after.key}::${sql.raw(cast)}, ${after.id})`;
-}
 
 export type DocumentSource = "LEDGER_INVOICE" | "LEDGER_BILL";
-
-/** The filters of an invoice or bill list. */
-export interface CashDocumentFilter {
-  orgId: string;
-  source: DocumentSource;
-  /** null = every status; an empty list matches nothing. */
-  statuses: readonly LedgerStatus[] | null;
-  contactId?: string | undefined;
-  /** Inclusive bounds on the document date (issue date, else due date). */
-  dateFrom?: string | undefined;
-  dateTo?: string | undefined;
-}
-
-/**
- * The list's WHERE. Ledger documents always carry a ledger status (the import sets it from the
- * ledger's required Status), so no `ledger_status is not null` test is needed; leaving it out
- * keeps the count an index-only scan.
- */
-function documentWhere(f: CashDocumentFilter): SQL | undefined {
-  return and(
-    eq(cashItems.orgId, f.orgId),
-    eq(cashItems.source, f.source),
-    f.statuses === null
-      ? undefined
-      : f.statuses.length === 0
-        ? sql`false`
-        : inArray(cashItems.ledgerStatus, [...f.statuses]),
-    f.contactId === undefined ? undefined : eq(cashItems.contactExternalId, f.contactId),
-    f.dateFrom === undefined ? undefined : gte(cashItems.documentDate, f.dateFrom),
-    f.dateTo === undefined ? undefined : lte(cashItems.documentDate, f.dateTo),
-  );
-}
 
 /** An invoice or bill row of a page, before redaction. */
 export interface CashDocumentRow {
@@ -94,80 +38,65 @@ export interface CashDocumentRow {
   documentDate: string | null;
 }
 
-/** The rows of a raw `db.execute()`: the same `{ rows }` shape on both drivers. */
-function rowsOf<T>(result: unknown): T[] {
-  return (result as { rows: T[] }).rows;
-}
+const columns = {
+  id: cashItems.id,
+  externalId: cashItems.externalId,
+  invoiceNumber: cashItems.invoiceNumber,
+  reference: cashItems.reference,
+  amount: cashItems.amount,
+  currency: cashItems.currency,
+  expectedDate: cashItems.expectedDate,
+  actualDate: cashItems.actualDate,
+  issueDate: cashItems.issueDate,
+  status: cashItems.status,
+  ledgerStatus: cashItems.ledgerStatus,
+  contactExternalId: cashItems.contactExternalId,
+  contactName: cashItems.contactName,
+  category: cashItems.category,
+  documentDate: cashItems.documentDate,
+};
 
 /**
- * A page of invoices or bills in the order `documentDate DESC, id DESC` (NULL dates first),
- * strictly after `after`, at most `limit` rows.
- *
- * Run as plain SQL whose column aliases are the row's field names: both drivers already return
- * NUMERIC and DATE as text, so the rows need no mapping (the query builder's per-field mapping
- * cost a third of a 5,000-row page).
+ * The queries of one cash-item source. Ledger documents always carry a ledger status (the import
+ * sets it from the ledger's required Status), so no `ledger_status is not null` test is needed;
+ * leaving it out keeps the count an index-only scan.
  */
-export async function listCashDocumentPage(
-  db: DbOrTx,
-  filter: CashDocumentFilter,
-  opts: { after: KeysetAfter | undefined; limit: number },
-): Promise<CashDocumentRow[]> {
-  const where = and(
-    documentWhere(filter),
-    descendingAfter(cashItems.documentDate, cashItems.id, opts.after, "date"),
-  );
-  return rowsOf<CashDocumentRow>(
-    await db.execute(sql`
-      select id, external_id as "externalId", invoice_number as "invoiceNumber", reference,
-             amount, currency, expected_date as "expectedDate", actual_date as "actualDate",
-             issue_date as "issueDate", status, ledger_status as "ledgerStatus",
-             contact_external_id as "contactExternalId", contact_name as "contactName",
-             category, document_date as "documentDate"
-        from ${cashItems}
-       where ${where}
-       order by document_date desc, id desc
-       limit ${opts.limit}`),
-  );
+function cashDocumentQueries(source: DocumentSource) {
+  return issuedDocumentQueries<CashDocumentRow, LedgerStatus>({
+    table: cashItems,
+    id: cashItems.id,
+    orgId: cashItems.orgId,
+    externalId: cashItems.externalId,
+    number: cashItems.invoiceNumber,
+    issueDate: cashItems.issueDate,
+    listDate: cashItems.documentDate,
+    contactExternalId: cashItems.contactExternalId,
+    status: cashItems.ledgerStatus,
+    currency: cashItems.currency,
+    total: cashItems.amount,
+    only: eq(cashItems.source, source),
+    columns,
+    lines: {
+      table: cashItemLines,
+      orgId: cashItemLines.orgId,
+      documentId: cashItemLines.cashItemId,
+      id: cashItemLines.id,
+      lineNumber: cashItemLines.lineNumber,
+      description: cashItemLines.description,
+      quantity: cashItemLines.quantity,
+      unitAmount: cashItemLines.unitAmount,
+      lineAmount: cashItemLines.lineAmount,
+      itemCode: cashItemLines.itemCode,
+      accountCode: cashItemLines.accountCode,
+    },
+  });
 }
 
-/** Rows matching the filters (before any redaction). */
-export async function countCashDocuments(db: DbOrTx, filter: CashDocumentFilter): Promise<number> {
-  const [row] = await db
-    .select({ n: sql<number>`count(*)::int` })
-    .from(cashItems)
-    .where(documentWhere(filter));
-  return Number(row?.n ?? 0);
-}
-
-/** One group of the totals aggregate. */
-export interface StatusCurrencySum {
-  status: string;
-  currency: string;
-  count: number;
-  amount: string;
-}
-
-/**
- * The totals aggregate, in SQL: matched rows grouped by (status, currency), each group's count
- * and summed `amount`. One pass over the matched set (PostgreSQL may split it over parallel
- * workers); never summed in JavaScript.
- */
-export async function sumCashDocuments(
-  db: DbOrTx,
-  filter: CashDocumentFilter,
-): Promise<StatusCurrencySum[]> {
-  const rows = await db
-    .select({
-      status: sql<string>`${cashItems.ledgerStatus}`,
-      currency: cashItems.currency,
-      count: sql<number>`count(*)::int`,
-      amount: sql<string>`sum(${cashItems.amount})::text`,
-    })
-    .from(cashItems)
-    .where(documentWhere(filter))
-    .groupBy(cashItems.ledgerStatus, cashItems.currency);
-  return rows.map((r) => ({ ...r, count: Number(r.count) }));
-}
+/** The queries of GET /api/agent/invoices and /bills, by cash-item source. */
+export const cashDocumentQueriesBySource = {
+  LEDGER_INVOICE: cashDocumentQueries("LEDGER_INVOICE"),
+  LEDGER_BILL: cashDocumentQueries("LEDGER_BILL"),
+} satisfies Record<DocumentSource, unknown>;
 
 /** A line of an invoice or bill. Decimals as PostgreSQL prints them. */
 export interface CashDocumentLineRow {

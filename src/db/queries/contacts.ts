@@ -1,8 +1,8 @@
 import { and, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { DbOrTx } from "../client.ts";
 import { cashItems, contactBaselines, contacts, creditNotes } from "../schema/index.ts";
-import { descendingAfter, type KeysetAfter } from "./cash-items.ts";
 import { RECEIVABLE_CREDIT } from "./credit-notes.ts";
+import { descendingAfter, type KeysetAfter } from "./issued-documents.ts";
 
 /*
  * Reads behind GET /api/agent/contacts and /contacts/{id}. Every query is filtered by org_id.

@@ -176,7 +176,7 @@ export const dailyBriefs = pgTable(
   (t) => [uniqueIndex("daily_briefs_org_date_key").on(t.orgId, t.asOfDate)],
 );
 
-export const JOB_RUN_STATUSES = ["running", "succeeded", "failed"] as const;
+export const JOB_RUN_STATUSES = ["queued", "running", "succeeded", "failed"] as const;
 export type JobRunStatus = (typeof JOB_RUN_STATUSES)[number];
 
 /**

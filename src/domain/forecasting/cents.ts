@@ -151,8 +151,15 @@ export function medianCents(values: readonly Cents[]): Cents {
 /** Millionths as a canonical decimal: 350000 → "0.35". */
 export function microToDecimal(micro: number): string {
   if (micro === 0) return "0";
+  const cached = microText.get(micro);
+  if (cached !== undefined) return cached;
   const frac = micro % MICRO;
   const whole = (micro - frac) / MICRO;
-  if (frac === 0) return String(whole);
-  return `${whole}.${String(frac).padStart(6, "0").replace(/0+$/, "")}`;
+  const text =
+    frac === 0 ? String(whole) : `${whole}.${String(frac).padStart(6, "0").replace(/0+$/, "")}`;
+  // Weights repeat (spread shares n/shares, probabilities): a bounded memo of their text.
+  if (microText.size >= 4096) microText.clear();
+  microText.set(micro, text);
+  return text;
 }
+const microText = new Map<number, string>();

@@ -152,21 +152,31 @@ export function latenessSpread(
   contactId: string | null,
   overdueDays: number,
 ): LatenessSpread | null | undefined {
-  const count = (sorted: Int32Array | undefined) =>
-    sorted ? sorted.length - lowerBound(sorted, overdueDays) : 0;
   const own = contactId ? model.byContact.get(contactId) : undefined;
   if (own && own.length >= MIN_OWN_PAYMENTS) {
     const from = lowerBound(own, overdueDays);
     if (from < own.length)
       return {
         values: own.subarray(from),
-        unpaid: count(contactId ? model.unpaidByContact.get(contactId) : undefined),
+        unpaid: countFrom(
+          contactId ? model.unpaidByContact.get(contactId) : undefined,
+          overdueDays,
+        ),
         own: true,
       };
   }
   if (model.all.length === 0) return undefined;
   const from = lowerBound(model.all, overdueDays);
   return from < model.all.length
-    ? { values: model.all.subarray(from), unpaid: count(model.unpaidAll), own: false }
+    ? {
+        values: model.all.subarray(from),
+        unpaid: countFrom(model.unpaidAll, overdueDays),
+        own: false,
+      }
     : null;
+}
+
+/** How many values of a sorted array are ≥ x (0 without an array). */
+function countFrom(sorted: Int32Array | undefined, x: number): number {
+  return sorted ? sorted.length - lowerBound(sorted, x) : 0;
 }

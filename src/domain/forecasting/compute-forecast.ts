@@ -320,6 +320,7 @@ export function computeForecast(
     accountId: string | null,
     contactId: string | null,
     note?: string,
+    fullText?: string,
   ): void => {
     if (day > horizonEnd) {
       excluded.push({ itemId, reason: "beyond the 13-week horizon" });
@@ -339,7 +340,8 @@ export function computeForecast(
       weekIndex: w,
       date: dateOf(day),
       amount: centsToDecimal(amount),
-      fullAmount: amount === fullAmount ? centsToDecimal(amount) : centsToDecimal(fullAmount),
+      fullAmount:
+        fullText ?? (amount === fullAmount ? centsToDecimal(amount) : centsToDecimal(fullAmount)),
       accountId,
       contactId,
     };
@@ -365,29 +367,34 @@ export function computeForecast(
   ) => {
     const total = weightMicro !== null ? weighCents(full, weightMicro) : full;
     const shares = spread.values.length + spread.unpaid;
-    // Values are sorted: each week's share is found by binary search on its last day, so an
-    // organisation-wide history of any length costs 14 searches per receivable.
-    const counts: { n: number; day: number }[] = [];
+    // Values are sorted: the horizon's end, then each week's last day, is found by binary
+    // search, so an organisation-wide history of any length costs 14 searches per receivable.
     const values = spread.values;
-    let from = 0;
-    for (let w = 0; w < WEEKS && from < values.length; w++) {
-      const to = lowerBound(values, week1Start + 7 * (w + 1) - baseDay);
-      if (to > from) counts.push({ n: to - from, day: baseDay + (values[from] ?? 0) });
-      from = to;
-    }
-    const beyond = values.length - from;
+    const end = lowerBound(values, week1Start + 7 * WEEKS - baseDay);
+    const beyond = values.length - end;
     const whose = spread.own ? "the customer's" : "the organisation's";
-    if (counts.length === 0)
+    if (end === 0) {
       excluded.push({ itemId: item.id, reason: "beyond the 13-week horizon" });
-    else if (beyond + spread.unpaid > 0)
+      return;
+    }
+    if (beyond + spread.unpaid > 0)
       excluded.push({
         itemId: item.id,
         reason: `${beyond + spread.unpaid} of ${shares} of ${whose} past invoices this late were paid after the 13-week horizon or not at all`,
       });
+    // Invariant per item, so computed once rather than per week.
+    const overdue = dayNumber(item.expectedDate) < todayDay;
+    const fullText = centsToDecimal(full);
+    let from = 0;
     let cum = 0;
     let allocated = 0;
-    for (const c of counts) {
-      cum += c.n;
+    for (let w = 0; w < WEEKS && from < end; w++) {
+      const to = lowerBound(values, week1Start + 7 * (w + 1) - baseDay);
+      if (to <= from) continue;
+      const n = to - from;
+      const day = baseDay + (values[from] ?? 0);
+      from = to;
+      cum += n;
       const upTo = Math.round((total * cum) / shares);
       const amount = upTo - allocated;
       allocated = upTo;
@@ -396,15 +403,16 @@ export function computeForecast(
         item.id,
         "LEDGER_INVOICE",
         true,
-        c.day,
+        day,
         amount,
         full,
-        toMicro(c.n / shares),
+        toMicro(n / shares),
         false,
-        dayNumber(item.expectedDate) < todayDay,
+        overdue,
         item.accountId,
         item.contactId,
-        `${c.n} of ${shares} of ${whose} past invoices at least this late were paid in this week`,
+        `${n} of ${shares} of ${whose} past invoices at least this late were paid in this week`,
+        fullText,
       );
     }
   };

@@ -1,17 +1,11 @@
+import type { z } from "@hono/zod-openapi";
+import type { BankAccountSchema } from "../../contracts/agent/bank-accounts.ts";
 import { listActiveBankAccountRows } from "../../db/queries/bank-accounts.ts";
 import { canonical } from "../../domain/money.ts";
 import { canSeeSensitive, requireScope, type ServiceContext } from "../context.ts";
 
 /** One bank account as the API shows it (spec: BankAccount). */
-export interface BankAccount {
-  id: string;
-  name: string;
-  currency: string;
-  reconciledBalance: string;
-  statementBalance: string;
-  balanceSource: "STATEMENT" | "RECONCILED";
-  balanceSyncedAt?: string;
-}
+export type BankAccount = z.infer<typeof BankAccountSchema>;
 
 export interface BankAccountList {
   accounts: BankAccount[];

@@ -1,18 +1,11 @@
+import type { z } from "@hono/zod-openapi";
+import type { CashPositionAccountSchema } from "../../contracts/agent/cash-position.ts";
 import { SENSITIVE_ACCOUNT_NAME } from "../../domain/forecasting/redact.ts";
 import { canSeeSensitive, requireScope, type ServiceContext } from "../context.ts";
 import { computeStartingCash } from "./starting-cash.ts";
 
 /** One bank account of the cash position. */
-export interface CashPositionAccount {
-  id: string;
-  name: string;
-  currency: string;
-  reconciledBalance: string;
-  statementBalance: string;
-  balanceSource: "STATEMENT" | "RECONCILED";
-  /** True when the account counts towards ledgerReconciledTotal (active, RECONCILED, base currency). */
-  included: boolean;
-}
+export type CashPositionAccount = z.infer<typeof CashPositionAccountSchema>;
 
 /** The spec's CashPositionResponse (without alerts, which the pipeline adds). */
 export interface CashPosition {

@@ -1,3 +1,5 @@
+import type { z } from "@hono/zod-openapi";
+import type { ContactSummarySchema } from "../../contracts/agent/contacts.ts";
 import {
   type ContactFilter,
   type ContactRow,
@@ -35,17 +37,7 @@ export interface ListContactsInput {
 }
 
 /** A contact (spec: ContactSummary). */
-export interface ContactSummary {
-  /** The ledger's ContactID (the `contactId` of documents). */
-  id: string;
-  name: string;
-  isCustomer: boolean;
-  isSupplier: boolean;
-  isSensitive: boolean;
-  lastSyncedAt: string;
-  /** Null until the contact baselines exist (the insights issue). */
-  ltv: string | null;
-}
+export type ContactSummary = z.infer<typeof ContactSummarySchema>;
 
 /** ContactsTotals: disjoint counts by type, honouring the `type` filter. */
 export interface ContactsTotals {

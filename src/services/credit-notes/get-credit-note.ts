@@ -1,15 +1,12 @@
+import type { z } from "@hono/zod-openapi";
+import type { CreditNoteAllocationSchema } from "../../contracts/agent/credit-notes.ts";
 import { creditNoteQueries, listCreditNoteAllocations } from "../../db/queries/credit-notes.ts";
 import { dateTimeOf, decimalText } from "../../domain/pagination/format.ts";
 import { requireScope, type ServiceContext } from "../context.ts";
 import { type DocumentLine, drillIssuedDocument } from "../lists/document-drill.ts";
 import { type CreditNote, toCreditNote } from "./list-credit-notes.ts";
 /** An invoice the credit was applied to (spec: CreditNoteAllocation). */
-export interface CreditNoteAllocation {
-  invoiceNumber?: string;
-  invoiceExternalId?: string;
-  amount?: string;
-  date?: string;
-}
+export type CreditNoteAllocation = z.infer<typeof CreditNoteAllocationSchema>;
 
 /** The list row plus its reference, allocations and lines. */
 export interface CreditNoteDrill extends CreditNote {

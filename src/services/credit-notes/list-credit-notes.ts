@@ -1,5 +1,7 @@
+import type { z } from "@hono/zod-openapi";
+import type { CreditNoteSchema } from "../../contracts/agent/credit-notes.ts";
 import { type CreditNoteRow, creditNoteQueries } from "../../db/queries/credit-notes.ts";
-import { type CashItemStatus, LEDGER_STATUSES, type LedgerStatus } from "../../db/schema/index.ts";
+import { LEDGER_STATUSES, type LedgerStatus } from "../../db/schema/index.ts";
 import { dateTimeOf, decimalText } from "../../domain/pagination/format.ts";
 import { requireScope, type ServiceContext } from "../context.ts";
 import {
@@ -17,20 +19,7 @@ import type { ListPaging } from "../lists/paging.ts";
 export type ListCreditNotesInput = DocumentListInput;
 
 /** A receivable credit note (spec: CreditNote). */
-export interface CreditNote {
-  id: string;
-  externalId: string;
-  creditNoteNumber?: string;
-  contactId?: string;
-  contactName?: string;
-  issueDate?: string;
-  status: CashItemStatus;
-  ledgerStatus: LedgerStatus;
-  total: string;
-  remainingCredit: string;
-  allocatedAmount: string;
-  currency: string;
-}
+export type CreditNote = z.infer<typeof CreditNoteSchema>;
 
 export type CreditNotesPage = IssuedDocumentsPage<"creditNotes", CreditNote>;
 

@@ -18,6 +18,7 @@ import {
   syncRuns,
 } from "../../db/schema/index.ts";
 import { newId } from "../../domain/ids.ts";
+import { shownRun } from "./abandoned-runs.ts";
 import { type LedgerDeps, redirectUriOf } from "./deps.ts";
 import { ConnectionTokens } from "./tokens.ts";
 
@@ -448,6 +449,7 @@ export async function ledgerConnectionView(
   deps: Pick<LedgerDeps, "db">,
   orgId: string,
   runs = 5,
+  now: Date = new Date(),
 ): Promise<LedgerConnectionView> {
   const [row] = await deps.db
     .select({
@@ -476,14 +478,17 @@ export async function ledgerConnectionView(
     lastSuccessfulSyncAt: row?.lastSuccessfulSyncAt?.toISOString() ?? null,
     nextAttemptAt: row?.nextAttemptAt?.toISOString() ?? null,
     lastError: row?.lastError ?? null,
-    runs: recent.map((r) => ({
-      id: r.id,
-      startedAt: r.startedAt.toISOString(),
-      finishedAt: r.finishedAt?.toISOString() ?? null,
-      outcome: r.outcome,
-      ledgerCalls: r.ledgerCalls ?? null,
-      counts: r.counts,
-      error: r.error,
-    })),
+    // A run left `running` by a dead process reads as failed (interrupted).
+    runs: recent
+      .map((run) => shownRun(run, now))
+      .map((r) => ({
+        id: r.id,
+        startedAt: r.startedAt.toISOString(),
+        finishedAt: r.finishedAt?.toISOString() ?? null,
+        outcome: r.outcome,
+        ledgerCalls: r.ledgerCalls ?? null,
+        counts: r.counts,
+        error: r.error,
+      })),
   };
 }

@@ -56,7 +56,8 @@ export class ProgressReporter {
     const runId = this.runId;
     this.writing = this.db
       .update(syncRuns)
-      .set({ progress: this.latest })
+      // `at` is the heartbeat: a running row without one for a lease is abandoned (abandoned-runs.ts).
+      .set({ progress: { ...this.latest, at: new Date(now).toISOString() } })
       .where(
         and(
           eq(syncRuns.orgId, this.orgId),

@@ -25,6 +25,7 @@ import {
   LedgerImportError,
   type SyncCounts,
 } from "../sync/import-ledger.ts";
+import { finishAbandonedRuns } from "./abandoned-runs.ts";
 import type { LedgerDeps } from "./deps.ts";
 import { ProgressReporter } from "./progress.ts";
 import { hasSeveralConnections } from "./shared-limits.ts";
@@ -119,6 +120,8 @@ export async function syncLedger(
     .innerJoin(ledgerConnections, eq(ledgerConnections.id, ledgerCredentials.connectionId))
     .where(eq(ledgerCredentials.orgId, input.orgId));
   if (!live) throw new NotFoundError("ledger connection");
+  // A run left `running` by a dead process is finished as interrupted before this one starts.
+  await finishAbandonedRuns(db, input.orgId, now);
 
   const marks = await db
     .select({ resource: ledgerWatermarks.resource, watermark: ledgerWatermarks.watermark })

@@ -1,3 +1,5 @@
+import type { z } from "@hono/zod-openapi";
+import type { CreditNoteLineSchema } from "../../contracts/agent/credit-notes.ts";
 import { listAccountLabels } from "../../db/queries/cash-items.ts";
 import type { IssuedDocumentQueries } from "../../db/queries/issued-documents.ts";
 import {
@@ -11,14 +13,7 @@ import { NotFoundError } from "../errors.ts";
 import { hiddenContacts, isHidden } from "./paging.ts";
 
 /** A credit-note or purchase-order line (spec: CreditNoteLine, PurchaseOrderLine). */
-export interface DocumentLine {
-  description?: string;
-  quantity?: string;
-  unitAmount?: string;
-  lineAmount?: string;
-  itemCode?: string;
-  accountCode?: string;
-}
+export type DocumentLine = z.infer<typeof CreditNoteLineSchema>;
 
 /** A line row as the queries give it. */
 type DocumentLineRow = Omit<

@@ -39,7 +39,7 @@ export interface DocumentListInput extends ListRequest {
   totals: boolean;
 }
 
-/** A document list's parsed filters: what its queries take (invoices and bills add a source). */
+/** A document list's parsed filters: what its queries take. */
 export interface DocumentFilter<S extends string> {
   orgId: string;
   /** null = every status; an empty list matches nothing. */

@@ -1,16 +1,15 @@
+import type { z } from "@hono/zod-openapi";
+import type { InvoiceLineSchema, InvoiceSchema } from "../../contracts/agent/invoices.ts";
 import {
-  type CashDocumentFilter,
   type CashDocumentLineRow,
   type CashDocumentRow,
-  countCashDocuments,
+  cashDocumentQueriesBySource,
   type DocumentSource,
   listCashDocumentLines,
-  listCashDocumentPage,
   listGatingRows,
-  sumCashDocuments,
 } from "../../db/queries/cash-items.ts";
 import { readOrgDataEpoch } from "../../db/queries/data-epochs.ts";
-import { type CashItemStatus, LEDGER_STATUSES, type LedgerStatus } from "../../db/schema/index.ts";
+import { LEDGER_STATUSES } from "../../db/schema/index.ts";
 import {
   type AccountLabels,
   accountOf,
@@ -41,41 +40,10 @@ export interface ListDocumentsInput extends DocumentListInput {
 }
 
 /** An invoice or bill line (spec: InvoiceLine). */
-export interface InvoiceLine {
-  id: string;
-  lineNumber: number;
-  accountCode?: string;
-  accountName: string;
-  lineAmount: string;
-  taxAmount: string;
-  quantity: string | null;
-  unitAmount: string | null;
-  discountRate: string | null;
-  discountAmount: string | null;
-  lineSubtotal: string | null;
-  taxType?: string;
-  currency: string;
-  lineDescription?: string;
-}
+export type InvoiceLine = z.infer<typeof InvoiceLineSchema>;
 
 /** An invoice or bill (spec: Invoice). Optional fields are absent rather than null. */
-export interface Invoice {
-  id: string;
-  externalId?: string;
-  invoiceNumber?: string;
-  reference?: string;
-  amount: string;
-  currency: string;
-  expectedDate: string;
-  actualDate?: string;
-  issueDate?: string;
-  status: CashItemStatus;
-  ledgerStatus: LedgerStatus;
-  contactId?: string;
-  contactName?: string;
-  category?: string;
-  lines?: InvoiceLine[];
-}
+export type Invoice = z.infer<typeof InvoiceSchema>;
 
 /** The two document lists: each is the name of its array and of its cursors' binding. */
 export type DocumentList = "invoices" | "bills";
@@ -113,17 +81,18 @@ export async function listLedgerDocuments<K extends DocumentList>(
   const orgId = ctx.org.id;
   const source = SOURCE[list];
   const parsed = documentFilter(orgId, list, input, LEDGER_STATUSES);
-  const filter: CashDocumentFilter = { ...parsed.filter, source };
+  const filter = parsed.filter;
+  const queries = cashDocumentQueriesBySource[source];
   const binding = parsed.binding;
   const plan = planListPage(input, binding, paging.cursorKey);
   const seeSensitive = canSeeSensitive(ctx);
   const [{ page, counted }, gating] = await Promise.all([
     loadListPage(input, plan, binding, paging, {
-      page: (after, limit) => listCashDocumentPage(ctx.db, filter, { after, limit }),
+      page: (after, limit) => queries.page(ctx.db, filter, { after, limit }),
       position: (row) => ({ key: row.documentDate, id: row.id }),
-      count: () => countCashDocuments(ctx.db, filter),
+      count: () => queries.count(ctx.db, filter),
       countWithTotals: () =>
-        countWithStatusTotals(LEDGER_STATUSES, () => sumCashDocuments(ctx.db, filter)),
+        countWithStatusTotals(LEDGER_STATUSES, () => queries.sum(ctx.db, filter)),
       epoch: () => readOrgDataEpoch(ctx.db, orgId),
     }),
     // Lines need every account's name; otherwise only sensitive codes matter (to mask

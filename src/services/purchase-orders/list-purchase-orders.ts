@@ -1,8 +1,9 @@
+import type { z } from "@hono/zod-openapi";
+import type { PurchaseOrderSchema } from "../../contracts/agent/purchase-orders.ts";
 import {
   type PurchaseOrderRow,
   type PurchaseOrderStatus,
   purchaseOrderQueries,
-  type SuppressedReason,
 } from "../../db/queries/purchase-orders.ts";
 import { PURCHASE_ORDER_STATUSES } from "../../db/schema/index.ts";
 import { dateTimeOrNull, decimalText } from "../../domain/pagination/format.ts";
@@ -25,21 +26,7 @@ export type ListPurchaseOrdersInput = DocumentListInput;
  * A purchase order (spec: PurchaseOrder). Every field is present; those the ledger left empty
  * are null.
  */
-export interface PurchaseOrder {
-  id: string;
-  externalId: string;
-  purchaseOrderNumber: string | null;
-  reference: string | null;
-  contactId: string | null;
-  contactName: string | null;
-  status: PurchaseOrderStatus;
-  issueDate: string | null;
-  deliveryDate: string | null;
-  expectedArrivalDate: string | null;
-  total: string;
-  currency: string;
-  suppressedReason: SuppressedReason | null;
-}
+export type PurchaseOrder = z.infer<typeof PurchaseOrderSchema>;
 
 export type PurchaseOrdersPage = IssuedDocumentsPage<"purchaseOrders", PurchaseOrder>;
 

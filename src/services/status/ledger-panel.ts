@@ -2,6 +2,7 @@ import { and, desc, eq } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client.ts";
 import { ledgerConnections, syncRuns } from "../../db/schema/index.ts";
 import { type LedgerConnectionState, ledgerAlertFor } from "../../domain/metering/alerts.ts";
+import { shownRun } from "../ledger/abandoned-runs.ts";
 import { localSyncProgress, type SyncProgress } from "../ledger/progress.ts";
 import { withRetryTime } from "../ledger/retry-state.ts";
 
@@ -39,7 +40,11 @@ export interface LedgerPanel {
  * the same words as the API's `ledgerAlert`, the last successful sync and the latest run with its
  * counts and error. Works for imported folders today and a live connection once it exists.
  */
-export async function getLedgerPanel(db: DbOrTx, orgId: string): Promise<LedgerPanel> {
+export async function getLedgerPanel(
+  db: DbOrTx,
+  orgId: string,
+  now: Date = new Date(),
+): Promise<LedgerPanel> {
   const [connection] = await db
     .select()
     .from(ledgerConnections)
@@ -57,7 +62,8 @@ export async function getLedgerPanel(db: DbOrTx, orgId: string): Promise<LedgerP
     .where(and(eq(syncRuns.orgId, orgId), eq(syncRuns.outcome, "succeeded")))
     .orderBy(desc(syncRuns.startedAt), desc(syncRuns.id))
     .limit(1);
-  const last = runs[0];
+  // A run left `running` by a dead process reads as failed (interrupted), not "Syncing now…".
+  const last = runs[0] ? shownRun(runs[0], now) : undefined;
   const lastSuccessfulSync = connection?.lastSuccessfulSyncAt ?? success?.at ?? null;
   const status = connection ? connection.status : null;
   return {

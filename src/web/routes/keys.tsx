@@ -1,8 +1,6 @@
-import { inArray } from "drizzle-orm";
 import type { Hono } from "hono";
 import type { Db } from "../../db/client.ts";
-import { type ApiKeyRow, findApiKeyByPrefix } from "../../db/queries/api-keys.ts";
-import { organisations } from "../../db/schema/index.ts";
+import type { ApiKeyRow } from "../../db/queries/api-keys.ts";
 import type { AppEnv } from "../../http/env.ts";
 import { listAuditEvents } from "../../services/audit/list-audit-events.ts";
 import { InvalidParameterError } from "../../services/errors.ts";
@@ -14,7 +12,7 @@ import {
   withOrgRevocations,
 } from "../../services/keys/govern-keys.ts";
 import { type ApiKeySummary, toApiKeySummary } from "../../services/keys/key-views.ts";
-import { listOrgKeys, listOwnUserKeys } from "../../services/keys/list-own-keys.ts";
+import { keyByPrefix, listOrgKeys, listOwnUserKeys } from "../../services/keys/list-own-keys.ts";
 import { revokeApiKey } from "../../services/keys/revoke-api-key.ts";
 import { rotateApiKey } from "../../services/keys/rotate-api-key.ts";
 import { orgNamesById } from "../../services/partners/list-links.ts";
@@ -71,7 +69,7 @@ const NOT_FOUND = () => new WebError(404, "Not found", "No such key.");
  */
 async function keyForViewer(db: Db, view: WebView, prefix: string): Promise<ViewerKey> {
   if (!PREFIX.test(prefix)) throw NOT_FOUND();
-  const row = await findApiKeyByPrefix(db, prefix);
+  const row = await keyByPrefix(db, prefix);
   if (!row) throw NOT_FOUND();
   const summary = toApiKeySummary(row);
   const timezone = view.org?.timezone ?? "UTC";
@@ -289,13 +287,7 @@ export function registerKeyRoutes(web: Hono<AppEnv>, deps: WebDeps): void {
     const orgIds = [
       ...new Set(page.events.map((e) => e.orgId).filter((id): id is string => id !== null)),
     ];
-    const orgRows =
-      orgIds.length === 0
-        ? []
-        : await db
-            .select({ id: organisations.id, name: organisations.name })
-            .from(organisations)
-            .where(inArray(organisations.id, orgIds));
+    const orgNames = await orgNamesById(db, orgIds);
     return renderPage(
       c,
       <AuditPage
@@ -305,7 +297,7 @@ export function registerKeyRoutes(web: Hono<AppEnv>, deps: WebDeps): void {
         nextCursor={page.nextCursor}
         firstPage={!cursor}
         timezone={key.timezone}
-        orgNames={new Map(orgRows.map((r) => [r.id, r.name]))}
+        orgNames={orgNames}
         backHref={key.home}
       />,
     );

@@ -1,11 +1,13 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { inArray } from "drizzle-orm";
+import { hostname } from "node:os";
 import type { Hono } from "hono";
-import { ledgerCredentials } from "../../db/schema/index.ts";
+import { randomToken } from "../../domain/ids.ts";
 import type { AppDeps, AppEnv } from "../../http/env.ts";
 import { completeAuthorization, LedgerConnectError } from "../../services/ledger/connect.ts";
 import { createLedgerDeps, type LedgerDeps } from "../../services/ledger/deps.ts";
+import { orgsForTenants } from "../../services/ledger/orgs-for-tenants.ts";
 import { type LedgerSyncResult, syncLedger } from "../../services/ledger/sync.ts";
+import { queueLedgerSync, runQueuedSyncs } from "../../services/ledger/sync-queue.ts";
 import { digestToken } from "../../services/web-auth/tokens.ts";
 import { readSessionCookie } from "../request.ts";
 
@@ -14,6 +16,9 @@ import { readSessionCookie } from "../request.ts";
  * `/ledger/callback` here) and the webhook `POST /webhooks/ledger`, which Xero signs with
  * HMAC-SHA256 of the raw body under the webhook key (`x-xero-signature`, base64).
  */
+
+/** Names this process in job_runs.claimed_by for the webhook syncs it runs. */
+const WEBHOOK_INSTANCE = `web:${hostname()}:${process.pid}:${randomToken(6)}`;
 
 /** Syncs running in this process, by organisation: a webhook burst starts one, not many. */
 const running = new Map<string, Promise<LedgerSyncResult>>();
@@ -132,17 +137,20 @@ export function registerLedgerRoutes(app: Hono<AppEnv>, appDeps: AppDeps): void 
     } catch {
       return c.json({ error: "invalid_parameter", message: "the body is not JSON" }, 400);
     }
-    if (tenantIds.length > 0) {
-      const orgs = await deps.db
-        .select({ orgId: ledgerCredentials.orgId })
-        .from(ledgerCredentials)
-        .where(inArray(ledgerCredentials.tenantId, tenantIds.slice(0, 1000)));
-      for (const { orgId } of orgs) {
-        // Xero wants an answer within 5 seconds: the sync runs after it.
-        void requestSync(deps, orgId).catch((err: unknown) =>
-          c.get("logger").error({ err, orgId }, "ledger sync after webhook failed"),
-        );
-      }
+    const orgIds = await orgsForTenants(deps.db, tenantIds);
+    if (orgIds.length > 0) {
+      // Queued durably before the answer: a 200 always leads to a sync, here at once or, if
+      // this process stops first, by any instance's next scheduler tick (sync-queue.ts).
+      for (const orgId of orgIds) await queueLedgerSync(deps.db, orgId, deps.now());
+      // Xero wants an answer within 5 seconds: the syncs run after it.
+      void runQueuedSyncs(deps.db, {
+        instance: WEBHOOK_INSTANCE,
+        now: deps.now,
+        orgIds,
+        run: (orgId) => requestSync(deps, orgId),
+      }).catch((err: unknown) =>
+        c.get("logger").error({ err, orgIds }, "ledger sync after webhook failed"),
+      );
     }
     return c.body(null, 200);
   });

@@ -1,4 +1,5 @@
 import { createRoute, type RouteConfig, z } from "@hono/zod-openapi";
+import { documentedWithAlerts } from "../../../contracts/agent/alerts.ts";
 import type { Db } from "../../../db/client.ts";
 import type { Scope } from "../../../domain/scopes.ts";
 import type { AuthenticatedKey, ServiceContext } from "../../../services/context.ts";
@@ -9,7 +10,6 @@ import type { Api } from "../../api.ts";
 import { errorResponses, invalidParameter } from "../../errors.ts";
 import type { AgentRoute } from "../../pipeline/agent-call.ts";
 import type { PathParams, RouteTable } from "../../pipeline/route-table.ts";
-import { documentedWithAlerts } from "./alerts.ts";
 
 /** What route registration needs: the database, and the table the pipeline serves from. */
 export interface PipelineDeps {

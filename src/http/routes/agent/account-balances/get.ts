@@ -1,7 +1,10 @@
+import {
+  AccountBalancesQuerySchema,
+  AccountBalancesResponseSchema,
+} from "../../../../contracts/agent/account-balances.ts";
 import { getAccountBalances } from "../../../../services/account-balances/get-account-balances.ts";
 import type { Api } from "../../../api.ts";
 import { type PipelineDeps, registerOrgRoute } from "../agent-route.ts";
-import { AccountBalancesQuerySchema, AccountBalancesResponseSchema } from "./schema.ts";
 
 /** `GET /api/agent/account-balances` and `GET /api/agent/orgs/{orgId}/account-balances`. */
 export const registerGetAccountBalances = (api: Api, deps: PipelineDeps) =>

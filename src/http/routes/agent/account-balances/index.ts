@@ -1,3 +1,3 @@
+export type { AccountBalancesResponse } from "../../../../contracts/agent/account-balances.ts";
+export { AccountBalancesResponseSchema } from "../../../../contracts/agent/account-balances.ts";
 export { registerGetAccountBalances } from "./get.ts";
-export type { AccountBalancesResponse } from "./schema.ts";
-export { AccountBalancesResponseSchema } from "./schema.ts";

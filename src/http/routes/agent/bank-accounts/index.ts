@@ -1,2 +1,2 @@
+export { BankAccountsResponseSchema } from "../../../../contracts/agent/bank-accounts.ts";
 export { registerListBankAccounts } from "./list.ts";
-export { BankAccountsResponseSchema } from "./schema.ts";

@@ -2,11 +2,14 @@ import { describe, expect, it } from "vitest";
 import { createTestKey, getJson, testApp } from "../../../../../test/helpers/api.ts";
 import { createTestOrg } from "../../../../../test/helpers/factories.ts";
 import { testDriver } from "../../../../../test/helpers/test-db.ts";
+import {
+  type BankAccountsResponse,
+  BankAccountsResponseSchema,
+} from "../../../../contracts/agent/bank-accounts.ts";
 import type { Db } from "../../../../db/client.ts";
 import { bankAccounts, ledgerAccounts } from "../../../../db/schema/index.ts";
 import { newId } from "../../../../domain/ids.ts";
 import { setSeat } from "../../../../services/billing/set-billing.ts";
-import { type BankAccountsResponse, BankAccountsResponseSchema } from "./schema.ts";
 
 async function addBankAccount(
   db: Db,

@@ -1,7 +1,7 @@
+import { BankAccountsResponseSchema } from "../../../../contracts/agent/bank-accounts.ts";
 import { listBankAccounts } from "../../../../services/bank-accounts/list-bank-accounts.ts";
 import type { Api } from "../../../api.ts";
 import { type PipelineDeps, registerOrgRoute } from "../agent-route.ts";
-import { BankAccountsResponseSchema } from "./schema.ts";
 
 /** `GET /api/agent/bank-accounts` and `GET /api/agent/orgs/{orgId}/bank-accounts`. */
 export const registerListBankAccounts = (api: Api, deps: PipelineDeps) =>

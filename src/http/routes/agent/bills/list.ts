@@ -1,12 +1,12 @@
-import { listBills } from "../../../../services/invoices/list-invoices.ts";
-import type { Api } from "../../../api.ts";
-import { type ListRouteDeps, registerOrgRoute } from "../agent-route.ts";
-import { DOCUMENT_GATING } from "../invoices/list.ts";
 import {
   BillsResponseSchema,
   DOCUMENT_ORDER,
   ListDocumentsQuerySchema,
-} from "../invoices/schema.ts";
+} from "../../../../contracts/agent/invoices.ts";
+import { listBills } from "../../../../services/invoices/list-invoices.ts";
+import type { Api } from "../../../api.ts";
+import { type ListRouteDeps, registerOrgRoute } from "../agent-route.ts";
+import { DOCUMENT_GATING } from "../invoices/list.ts";
 
 /** `GET /api/agent/bills` and `GET /api/agent/orgs/{orgId}/bills`. */
 export const registerListBills = (api: Api, deps: ListRouteDeps) =>

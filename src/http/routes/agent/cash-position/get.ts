@@ -1,8 +1,8 @@
+import { CashPositionResponseSchema } from "../../../../contracts/agent/cash-position.ts";
 import { getCashPosition } from "../../../../services/cash-position/get-cash-position.ts";
 import { withNotes } from "../../../../services/insights/notes-for-agent.ts";
 import type { Api } from "../../../api.ts";
 import { type PipelineDeps, registerOrgRoute } from "../agent-route.ts";
-import { CashPositionResponseSchema } from "./schema.ts";
 
 /** `GET /api/agent/cash-position` and `GET /api/agent/orgs/{orgId}/cash-position`. */
 export const registerGetCashPosition = (api: Api, deps: PipelineDeps) =>

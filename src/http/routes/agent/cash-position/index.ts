@@ -1,3 +1,3 @@
+export type { CashPositionResponse } from "../../../../contracts/agent/cash-position.ts";
+export { CashPositionResponseSchema } from "../../../../contracts/agent/cash-position.ts";
 export { registerGetCashPosition } from "./get.ts";
-export type { CashPositionResponse } from "./schema.ts";
-export { CashPositionResponseSchema } from "./schema.ts";

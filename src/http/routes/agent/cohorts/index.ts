@@ -1,3 +1,6 @@
+export type {
+  CohortRetentionResponse,
+  CohortSummaryResponse,
+} from "../../../../contracts/agent/cohorts.ts";
 export { registerCohortRetention } from "./retention.ts";
-export type { CohortRetentionResponse, CohortSummaryResponse } from "./schema.ts";
 export { registerCohortSummary } from "./summary.ts";

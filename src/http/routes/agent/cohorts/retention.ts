@@ -1,7 +1,10 @@
+import {
+  CohortRetentionQuerySchema,
+  CohortRetentionResponseSchema,
+} from "../../../../contracts/agent/cohorts.ts";
 import { getCohortRetention } from "../../../../services/cohorts/cohorts.ts";
 import type { Api } from "../../../api.ts";
 import { type PipelineDeps, registerOrgRoute } from "../agent-route.ts";
-import { CohortRetentionQuerySchema, CohortRetentionResponseSchema } from "./schema.ts";
 
 /** `GET /api/agent/cohorts/retention` and its nested form. */
 export const registerCohortRetention = (api: Api, deps: PipelineDeps) =>

@@ -1,7 +1,7 @@
+import { CohortSummaryResponseSchema } from "../../../../contracts/agent/cohorts.ts";
 import { getCohortSummary } from "../../../../services/cohorts/cohorts.ts";
 import type { Api } from "../../../api.ts";
 import { type PipelineDeps, registerOrgRoute } from "../agent-route.ts";
-import { CohortSummaryResponseSchema } from "./schema.ts";
 
 /** `GET /api/agent/cohorts/summary` and its nested form. */
 export const registerCohortSummary = (api: Api, deps: PipelineDeps) =>

@@ -1,7 +1,10 @@
+import {
+  ContactsSummaryQuerySchema,
+  ContactsSummaryResponseSchema,
+} from "../../../../contracts/agent/contacts-summary.ts";
 import { getContactsSummary } from "../../../../services/summaries/contacts-summary.ts";
 import type { Api } from "../../../api.ts";
 import { type PipelineDeps, registerOrgRoute } from "../agent-route.ts";
-import { ContactsSummaryQuerySchema, ContactsSummaryResponseSchema } from "./schema.ts";
 
 /** `GET /api/agent/contacts/summary` and its nested form. */
 export const registerContactsSummary = (api: Api, deps: PipelineDeps) =>

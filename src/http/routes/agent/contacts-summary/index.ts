@@ -1,2 +1,2 @@
+export type { ContactsSummaryResponse } from "../../../../contracts/agent/contacts-summary.ts";
 export { registerContactsSummary } from "./get.ts";
-export type { ContactsSummaryResponse } from "./schema.ts";

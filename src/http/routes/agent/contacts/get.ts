@@ -1,7 +1,10 @@
+import {
+  ContactDrillResponseSchema,
+  ContactIdParamSchema,
+} from "../../../../contracts/agent/contacts.ts";
 import { getContact } from "../../../../services/contacts/get-contact.ts";
 import type { Api } from "../../../api.ts";
 import { type PipelineDeps, registerOrgRoute } from "../agent-route.ts";
-import { ContactDrillResponseSchema, ContactIdParamSchema } from "./schema.ts";
 
 /**
  * `GET /api/agent/contacts/{id}` and its nested form. Register it after any static

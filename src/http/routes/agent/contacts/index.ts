@@ -1,4 +1,10 @@
+export type {
+  ContactDrillResponse,
+  ContactsListResponse,
+} from "../../../../contracts/agent/contacts.ts";
+export {
+  ContactDrillResponseSchema,
+  ContactsListResponseSchema,
+} from "../../../../contracts/agent/contacts.ts";
 export { registerGetContact } from "./get.ts";
 export { registerListContacts } from "./list.ts";
-export type { ContactDrillResponse, ContactsListResponse } from "./schema.ts";
-export { ContactDrillResponseSchema, ContactsListResponseSchema } from "./schema.ts";

@@ -1,8 +1,11 @@
+import {
+  ContactsListResponseSchema,
+  ListContactsQuerySchema,
+} from "../../../../contracts/agent/contacts.ts";
+import { PAGING } from "../../../../contracts/agent/invoices.ts";
 import { listContacts } from "../../../../services/contacts/list-contacts.ts";
 import type { Api } from "../../../api.ts";
 import { type ListRouteDeps, registerOrgRoute } from "../agent-route.ts";
-import { PAGING } from "../invoices/schema.ts";
-import { ContactsListResponseSchema, ListContactsQuerySchema } from "./schema.ts";
 
 /** `GET /api/agent/contacts` and `GET /api/agent/orgs/{orgId}/contacts`. */
 export const registerListContacts = (api: Api, deps: ListRouteDeps) =>

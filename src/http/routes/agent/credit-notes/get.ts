@@ -1,7 +1,10 @@
+import {
+  CreditNoteDrillResponseSchema,
+  documentIdParam,
+} from "../../../../contracts/agent/credit-notes.ts";
 import { getCreditNote } from "../../../../services/credit-notes/get-credit-note.ts";
 import type { Api } from "../../../api.ts";
 import { type PipelineDeps, registerOrgRoute } from "../agent-route.ts";
-import { CreditNoteDrillResponseSchema, documentIdParam } from "./schema.ts";
 
 /** `GET /api/agent/credit-notes/{id}` and its nested form. */
 export const registerGetCreditNote = (api: Api, deps: PipelineDeps) =>

@@ -1,8 +1,11 @@
+import {
+  CreditNotesResponseSchema,
+  ListCreditNotesQuerySchema,
+} from "../../../../contracts/agent/credit-notes.ts";
+import { issueDateListRules } from "../../../../contracts/agent/invoices.ts";
 import { listCreditNotes } from "../../../../services/credit-notes/list-credit-notes.ts";
 import type { Api } from "../../../api.ts";
 import { type ListRouteDeps, registerOrgRoute } from "../agent-route.ts";
-import { issueDateListRules } from "../invoices/schema.ts";
-import { CreditNotesResponseSchema, ListCreditNotesQuerySchema } from "./schema.ts";
 
 /** `GET /api/agent/credit-notes` and `GET /api/agent/orgs/{orgId}/credit-notes`. */
 export const registerListCreditNotes = (api: Api, deps: ListRouteDeps) =>

@@ -1,7 +1,7 @@
+import { DailyBriefResponseSchema } from "../../../../contracts/agent/daily-brief.ts";
 import { getDailyBrief } from "../../../../services/brief/get-daily-brief.ts";
 import type { Api } from "../../../api.ts";
 import { type PipelineDeps, registerOrgRoute } from "../agent-route.ts";
-import { DailyBriefResponseSchema } from "./schema.ts";
 
 /** `GET /api/agent/orgs/{orgId}/daily-brief` (nested form only). */
 export const registerDailyBrief = (api: Api, deps: PipelineDeps) =>

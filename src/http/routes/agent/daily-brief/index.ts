@@ -1,2 +1,2 @@
+export type { DailyBriefResponse } from "../../../../contracts/agent/daily-brief.ts";
 export { registerDailyBrief } from "./get.ts";
-export type { DailyBriefResponse } from "./schema.ts";

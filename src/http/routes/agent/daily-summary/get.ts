@@ -1,7 +1,7 @@
+import { DailySummaryResponseSchema } from "../../../../contracts/agent/daily-summary.ts";
 import { getDailySummary } from "../../../../services/daily-summary/get-daily-summary.ts";
 import type { Api } from "../../../api.ts";
 import { type PipelineDeps, registerOrgRoute } from "../agent-route.ts";
-import { DailySummaryResponseSchema } from "./schema.ts";
 
 /** `GET /api/agent/daily-summary` and its nested form. */
 export const registerDailySummary = (api: Api, deps: PipelineDeps) =>

@@ -1,2 +1,2 @@
+export type { DailySummaryResponse } from "../../../../contracts/agent/daily-summary.ts";
 export { registerDailySummary } from "./get.ts";
-export type { DailySummaryResponse } from "./schema.ts";

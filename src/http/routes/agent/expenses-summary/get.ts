@@ -1,10 +1,10 @@
-import { getExpensesSummary } from "../../../../services/summaries/ledger-summary.ts";
-import type { Api } from "../../../api.ts";
-import { type PipelineDeps, registerOrgRoute } from "../agent-route.ts";
 import {
   ExpensesSummaryResponseSchema,
   LedgerSummaryQuerySchema,
-} from "../revenue-summary/schema.ts";
+} from "../../../../contracts/agent/revenue-summary.ts";
+import { getExpensesSummary } from "../../../../services/summaries/ledger-summary.ts";
+import type { Api } from "../../../api.ts";
+import { type PipelineDeps, registerOrgRoute } from "../agent-route.ts";
 
 /** `GET /api/agent/expenses/summary` and its nested form. */
 export const registerExpensesSummary = (api: Api, deps: PipelineDeps) =>

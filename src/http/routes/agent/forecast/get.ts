@@ -1,9 +1,12 @@
+import {
+  ForecastQuerySchema,
+  ForecastResponseSchema,
+} from "../../../../contracts/agent/forecast.ts";
 import { getForecast } from "../../../../services/forecast/get-forecast.ts";
 import { getForecastVariance } from "../../../../services/forecast/history.ts";
 import { withNotes } from "../../../../services/insights/notes-for-agent.ts";
 import type { Api } from "../../../api.ts";
 import { type PipelineDeps, registerOrgRoute } from "../agent-route.ts";
-import { ForecastQuerySchema, ForecastResponseSchema } from "./schema.ts";
 
 /** `GET /api/agent/forecast` and `GET /api/agent/orgs/{orgId}/forecast`. */
 export const registerGetForecast = (api: Api, deps: PipelineDeps) =>

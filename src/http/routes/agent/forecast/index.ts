@@ -1,3 +1,3 @@
+export type { ForecastResponseBody } from "../../../../contracts/agent/forecast.ts";
+export { ForecastResponseSchema } from "../../../../contracts/agent/forecast.ts";
 export { registerGetForecast } from "./get.ts";
-export type { ForecastResponseBody } from "./schema.ts";
-export { ForecastResponseSchema } from "./schema.ts";

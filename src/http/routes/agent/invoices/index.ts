@@ -1,3 +1,10 @@
+export type {
+  BillsResponse,
+  Invoice,
+  InvoicesResponse,
+} from "../../../../contracts/agent/invoices.ts";
+export {
+  BillsResponseSchema,
+  InvoicesResponseSchema,
+} from "../../../../contracts/agent/invoices.ts";
 export { registerListInvoices } from "./list.ts";
-export type { BillsResponse, Invoice, InvoicesResponse } from "./schema.ts";
-export { BillsResponseSchema, InvoicesResponseSchema } from "./schema.ts";

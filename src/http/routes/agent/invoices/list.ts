@@ -1,7 +1,11 @@
+import {
+  DOCUMENT_ORDER,
+  InvoicesResponseSchema,
+  ListDocumentsQuerySchema,
+} from "../../../../contracts/agent/invoices.ts";
 import { listInvoices } from "../../../../services/invoices/list-invoices.ts";
 import type { Api } from "../../../api.ts";
 import { type ListRouteDeps, registerOrgRoute } from "../agent-route.ts";
-import { DOCUMENT_ORDER, InvoicesResponseSchema, ListDocumentsQuerySchema } from "./schema.ts";
 
 /** The sensitive-data rule of both document lists. */
 export const DOCUMENT_GATING =

@@ -1,2 +1,2 @@
+export { OrgsResponseSchema } from "../../../../contracts/agent/orgs.ts";
 export { registerListOrgs } from "./list.ts";
-export { OrgsResponseSchema } from "./schema.ts";

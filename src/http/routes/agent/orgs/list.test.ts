@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { createTestKey, getJson, TEST_NOW, testApp } from "../../../../../test/helpers/api.ts";
 import { createTestOrg } from "../../../../../test/helpers/factories.ts";
 import { testDriver } from "../../../../../test/helpers/test-db.ts";
+import { type OrgsResponse, OrgsResponseSchema } from "../../../../contracts/agent/orgs.ts";
 import { createPartner, linkPartner } from "../../../../services/partners/partners.ts";
 import { createUser } from "../../../../services/users/create-user.ts";
-import { type OrgsResponse, OrgsResponseSchema } from "./schema.ts";
 
 describe(`GET /api/agent/orgs (${testDriver})`, () => {
   it("gives an organisation key its own organisation with keyKind USER", async () => {

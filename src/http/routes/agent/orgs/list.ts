@@ -1,7 +1,7 @@
+import { OrgsResponseSchema } from "../../../../contracts/agent/orgs.ts";
 import { listReachableOrgs } from "../../../../services/orgs/list-reachable-orgs.ts";
 import type { Api } from "../../../api.ts";
 import { type PipelineDeps, registerKeyRoute } from "../agent-route.ts";
-import { OrgsResponseSchema } from "./schema.ts";
 
 /** `GET /api/agent/orgs`: partner discovery; any valid key; no nested form. */
 export const registerListOrgs = (api: Api, deps: PipelineDeps) =>

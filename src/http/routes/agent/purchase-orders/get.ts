@@ -1,7 +1,10 @@
+import {
+  PurchaseOrderDrillResponseSchema,
+  PurchaseOrderIdParamSchema,
+} from "../../../../contracts/agent/purchase-orders.ts";
 import { getPurchaseOrder } from "../../../../services/purchase-orders/get-purchase-order.ts";
 import type { Api } from "../../../api.ts";
 import { type PipelineDeps, registerOrgRoute } from "../agent-route.ts";
-import { PurchaseOrderDrillResponseSchema, PurchaseOrderIdParamSchema } from "./schema.ts";
 
 /** `GET /api/agent/purchase-orders/{id}` and its nested form. */
 export const registerGetPurchaseOrder = (api: Api, deps: PipelineDeps) =>

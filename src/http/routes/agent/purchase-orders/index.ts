@@ -1,4 +1,10 @@
+export type {
+  PurchaseOrderDrillResponse,
+  PurchaseOrdersResponse,
+} from "../../../../contracts/agent/purchase-orders.ts";
+export {
+  PurchaseOrderDrillResponseSchema,
+  PurchaseOrdersResponseSchema,
+} from "../../../../contracts/agent/purchase-orders.ts";
 export { registerGetPurchaseOrder } from "./get.ts";
 export { registerListPurchaseOrders } from "./list.ts";
-export type { PurchaseOrderDrillResponse, PurchaseOrdersResponse } from "./schema.ts";
-export { PurchaseOrderDrillResponseSchema, PurchaseOrdersResponseSchema } from "./schema.ts";

@@ -1,8 +1,11 @@
+import { issueDateListRules } from "../../../../contracts/agent/invoices.ts";
+import {
+  ListPurchaseOrdersQuerySchema,
+  PurchaseOrdersResponseSchema,
+} from "../../../../contracts/agent/purchase-orders.ts";
 import { listPurchaseOrders } from "../../../../services/purchase-orders/list-purchase-orders.ts";
 import type { Api } from "../../../api.ts";
 import { type ListRouteDeps, registerOrgRoute } from "../agent-route.ts";
-import { issueDateListRules } from "../invoices/schema.ts";
-import { ListPurchaseOrdersQuerySchema, PurchaseOrdersResponseSchema } from "./schema.ts";
 
 /** `GET /api/agent/purchase-orders` and `GET /api/agent/orgs/{orgId}/purchase-orders`. */
 export const registerListPurchaseOrders = (api: Api, deps: ListRouteDeps) =>

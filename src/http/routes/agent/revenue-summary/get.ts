@@ -1,7 +1,10 @@
+import {
+  LedgerSummaryQuerySchema,
+  RevenueSummaryResponseSchema,
+} from "../../../../contracts/agent/revenue-summary.ts";
 import { getRevenueSummary } from "../../../../services/summaries/ledger-summary.ts";
 import type { Api } from "../../../api.ts";
 import { type PipelineDeps, registerOrgRoute } from "../agent-route.ts";
-import { LedgerSummaryQuerySchema, RevenueSummaryResponseSchema } from "./schema.ts";
 
 /** `GET /api/agent/revenue/summary` and its nested form. */
 export const registerRevenueSummary = (api: Api, deps: PipelineDeps) =>

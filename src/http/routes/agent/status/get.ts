@@ -1,9 +1,9 @@
+import { StatusResponseSchema } from "../../../../contracts/agent/status.ts";
 import { DEFAULT_LIMITS, type MeteringLimits } from "../../../../domain/metering/plans.ts";
 import { readMeterFigures } from "../../../../services/metering/metering.ts";
 import { getStatus } from "../../../../services/status/get-status.ts";
 import type { Api } from "../../../api.ts";
 import { type PipelineDeps, registerOrgRoute } from "../agent-route.ts";
-import { StatusResponseSchema } from "./schema.ts";
 
 /** `GET /api/agent/status` and `GET /api/agent/orgs/{orgId}/status`. */
 export const registerGetStatus = (

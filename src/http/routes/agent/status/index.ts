@@ -1,3 +1,3 @@
+export type { StatusResponse } from "../../../../contracts/agent/status.ts";
+export { StatusResponseSchema } from "../../../../contracts/agent/status.ts";
 export { registerGetStatus } from "./get.ts";
-export type { StatusResponse } from "./schema.ts";
-export { StatusResponseSchema } from "./schema.ts";

@@ -1,12 +1,12 @@
 import { z } from "@hono/zod-openapi";
-import { LEDGER_STATUSES } from "../../../../db/schema/index.ts";
+import { LEDGER_STATUSES } from "../../db/schema/index.ts";
 import {
   AUTO_PAGINATE_CAP,
   DEFAULT_PAGE_LIMIT,
   MAX_PAGE_LIMIT,
   TOTALS_CAP,
-} from "../../../../domain/pagination/params.ts";
-import { withAlerts } from "../alerts.ts";
+} from "../../domain/pagination/params.ts";
+import { withAlerts } from "./alerts.ts";
 import {
   autoPaginateParam,
   booleanParam,

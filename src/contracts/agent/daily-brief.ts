@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { withAlerts } from "../alerts.ts";
+import { withAlerts } from "./alerts.ts";
 
 const slug = (description: string) => z.string().openapi({ description, example: "harbour-cafe" });
 

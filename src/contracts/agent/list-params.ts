@@ -7,7 +7,7 @@ import {
   parseBooleanParam,
   parseLimit,
   TOTALS_CAP,
-} from "../../../../domain/pagination/params.ts";
+} from "../../domain/pagination/params.ts";
 
 /*
  * Query parameters shared by the document and contact lists. A bad value answers 400

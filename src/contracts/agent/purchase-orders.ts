@@ -1,13 +1,9 @@
 import { z } from "@hono/zod-openapi";
-import { PURCHASE_ORDER_STATUSES } from "../../../../db/schema/index.ts";
-import { withAlerts } from "../alerts.ts";
-import {
-  blankedLinesCount,
-  documentIdParam,
-  PurchaseOrderLineSchema,
-} from "../credit-notes/schema.ts";
-import { issueDateListQuery, statusParam } from "../invoices/list-params.ts";
-import { decimal, listResponseFields, totalsSchema } from "../invoices/schema.ts";
+import { PURCHASE_ORDER_STATUSES } from "../../db/schema/index.ts";
+import { withAlerts } from "./alerts.ts";
+import { blankedLinesCount, documentIdParam, PurchaseOrderLineSchema } from "./credit-notes.ts";
+import { decimal, listResponseFields, totalsSchema } from "./invoices.ts";
+import { issueDateListQuery, statusParam } from "./list-params.ts";
 
 const nullableDateTime = (description: string, example: string | null) =>
   z

@@ -1,12 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { withAlerts } from "../alerts.ts";
-import {
-  autoPaginateParam,
-  booleanParam,
-  cursorParam,
-  limitParam,
-} from "../invoices/list-params.ts";
-import { decimal, listResponseFields } from "../invoices/schema.ts";
+import { withAlerts } from "./alerts.ts";
+import { decimal, listResponseFields } from "./invoices.ts";
+import { autoPaginateParam, booleanParam, cursorParam, limitParam } from "./list-params.ts";
 
 const instant = (description: string) =>
   z

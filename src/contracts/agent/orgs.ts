@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { withAlerts } from "../alerts.ts";
+import { withAlerts } from "./alerts.ts";
 
 export const ReachableOrgSchema = z
   .object({

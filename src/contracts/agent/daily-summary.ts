@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { withAlerts } from "../alerts.ts";
+import { withAlerts } from "./alerts.ts";
 
 const decimal = (description: string, example: string) =>
   z.string().openapi({

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { withAlerts } from "../alerts.ts";
+import { withAlerts } from "./alerts.ts";
 
 const PLAN = z.enum(["Free", "Pocket", "Wallet", "Vault", "Reserve"]);
 const int = (description: string, example: number) =>

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { withAlerts } from "../alerts.ts";
-import { notesForAgentField } from "../daily-summary/schema.ts";
+import { withAlerts } from "./alerts.ts";
+import { notesForAgentField } from "./daily-summary.ts";
 
 const decimal = (description: string, example: string) =>
   z.string().openapi({ description: `${description} Canonical decimal string.`, example });

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { withAlerts } from "../alerts.ts";
-import { notesForAgentField } from "../daily-summary/schema.ts";
-import { booleanParam, NO_NUL } from "../invoices/list-params.ts";
+import { withAlerts } from "./alerts.ts";
+import { notesForAgentField } from "./daily-summary.ts";
+import { booleanParam, NO_NUL } from "./list-params.ts";
 
 const decimal = (description: string, example: string) =>
   z.string().openapi({ description: `${description} Canonical decimal string.`, example });

@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
-import { LEDGER_STATUSES } from "../../../../db/schema/index.ts";
-import { withAlerts } from "../alerts.ts";
-import { issueDateListQuery, statusParam } from "../invoices/list-params.ts";
-import { dateTime, decimal, listResponseFields, totalsSchema } from "../invoices/schema.ts";
+import { LEDGER_STATUSES } from "../../db/schema/index.ts";
+import { withAlerts } from "./alerts.ts";
+import { dateTime, decimal, listResponseFields, totalsSchema } from "./invoices.ts";
+import { issueDateListQuery, statusParam } from "./list-params.ts";
 
 export const CreditNoteSchema = z
   .object({

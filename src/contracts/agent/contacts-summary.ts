@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { withAlerts } from "../alerts.ts";
-import { SummaryTopContactSchema, topNParam } from "../revenue-summary/schema.ts";
+import { withAlerts } from "./alerts.ts";
+import { SummaryTopContactSchema, topNParam } from "./revenue-summary.ts";
 
 const count = (description: string, example: number) =>
   z.number().int().openapi({ description, example });

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { LEDGER_STATUSES } from "../../../../db/schema/index.ts";
-import { isCalendarDate } from "../../../../domain/summaries/calendar.ts";
-import { withAlerts } from "../alerts.ts";
+import { LEDGER_STATUSES } from "../../db/schema/index.ts";
+import { isCalendarDate } from "../../domain/summaries/calendar.ts";
+import { withAlerts } from "./alerts.ts";
 
 /*
  * Schemas shared by the revenue, expenses and contacts summaries (docs/insights.md).

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { MAX_PERIODS } from "../../../../domain/cohorts/cohorts.ts";
-import { withAlerts } from "../alerts.ts";
-import { AgentNoteSchema, notesForAgentField } from "../daily-summary/schema.ts";
+import { MAX_PERIODS } from "../../domain/cohorts/cohorts.ts";
+import { withAlerts } from "./alerts.ts";
+import { AgentNoteSchema, notesForAgentField } from "./daily-summary.ts";
 
 const month = (description: string, example = "2025-09") =>
   z.string().openapi({ description, example });
