@@ -10,7 +10,8 @@ import { authenticateKey } from "../../services/keys/authenticate-key.ts";
 import { UsageError } from "../args.ts";
 import type { CliContext } from "../command.ts";
 import { parseCommandLine } from "../command.ts";
-import { demoCommand, demoFolder } from "./demo.ts";
+import { demoCommand } from "./demo.ts";
+import { demoFolder } from "./demo-run.ts";
 
 const NOW = new Date("2026-03-10T01:30:00Z");
 const dirs: string[] = [];

@@ -1,6 +1,3 @@
-import { requireOrganisation } from "../../services/orgs/require-organisation.ts";
-import { setSensitive } from "../../services/sensitivity/set-sensitive.ts";
-import { UsageError } from "../args.ts";
 import { defineCommand } from "../command.ts";
 
 export const sensitiveCommand = defineCommand({
@@ -18,31 +15,7 @@ export const sensitiveCommand = defineCommand({
   ],
   positionals: ["on", "off"],
   async run(args, ctx) {
-    args.allowOnly("org", "account", "contact");
-    const state = args.positional(0, "on or off");
-    if (state !== "on" && state !== "off")
-      throw new UsageError(`expected on or off, got "${state}"`);
-    if (args.positionals.length > 1)
-      throw new UsageError(`unexpected argument "${args.positionals[1]}"`);
-    const account = args.string("account");
-    const contact = args.string("contact");
-    if ((account === undefined) === (contact === undefined))
-      throw new UsageError("give exactly one of --account or --contact");
-    const orgId = args.requireString("org");
-    const database = await ctx.openDatabase();
-    try {
-      await requireOrganisation(database.db, orgId);
-      const r = await setSensitive(database.db, {
-        orgId,
-        target: account !== undefined ? { account } : { contact: contact ?? "" },
-        sensitive: state === "on",
-      });
-      ctx.print(
-        r,
-        `${r.kind} ${r.name} (${r.externalId}) is ${r.isSensitive ? "now sensitive" : "no longer sensitive"}`,
-      );
-    } finally {
-      await database.close();
-    }
+    const { runSensitive } = await import("./sensitive-run.ts");
+    await runSensitive(args, ctx);
   },
 });

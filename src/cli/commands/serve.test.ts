@@ -1,7 +1,7 @@
 import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import { ConfigSchema } from "../../config.ts";
-import { checkPortFree, closingLines, startFailure, startProgress } from "./serve.ts";
+import { checkPortFree, closingLines, startFailure, startProgress } from "./serve-run.ts";
 
 const config = ConfigSchema.parse({ PORT: "3999", DATA_DIR: "/srv/cr" });
 

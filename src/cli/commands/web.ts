@@ -1,16 +1,4 @@
-import { generatePassword } from "../../services/web-auth/password.ts";
-import { setUserPassword } from "../../services/web-auth/set-password.ts";
-import { UsageError } from "../args.ts";
 import { defineCommand } from "../command.ts";
-
-/** Reads all of stdin (a password piped in, so it never appears in `ps` or shell history). */
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk));
-  return Buffer.concat(chunks)
-    .toString("utf8")
-    .replace(/\r?\n$/, "");
-}
 
 /**
  * `password set`: gives a user a settings-screen password. Without `--stdin` a random one is
@@ -40,38 +28,7 @@ export const passwordCommand = defineCommand({
     },
   ],
   async run(args, ctx) {
-    const sub = args.positional(0, "subcommand (set)");
-    if (sub !== "set") {
-      throw new UsageError(`unknown subcommand "password ${sub}" (expected: password set)`);
-    }
-    args.allowOnly("email", "stdin");
-    const email = args.requireString("email");
-    const fromStdin = args.bool("stdin");
-    const password = fromStdin ? await readStdin() : generatePassword();
-    const database = await ctx.openDatabase();
-    try {
-      const set = await setUserPassword(database.db, {
-        target: { email },
-        password,
-        now: ctx.clock.now(),
-      });
-      ctx.print(
-        {
-          userId: set.userId,
-          email: set.email,
-          sessionsEnded: set.sessionsEnded,
-          ...(fromStdin ? {} : { password }),
-        },
-        [
-          `Password set for ${set.email} (${set.sessionsEnded} session(s) signed out).`,
-          ...(fromStdin
-            ? []
-            : ["", "Generated password (shown once, keep it):", "", `  ${password}`, ""]),
-          "Sign in at /settings/login.",
-        ],
-      );
-    } finally {
-      await database.close();
-    }
+    const { runPassword } = await import("./web-run.ts");
+    await runPassword(args, ctx);
   },
 });
