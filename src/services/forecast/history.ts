@@ -148,8 +148,8 @@ export async function getForecastVariance({
 
 /**
  * Variances per (organisation, local day, weeks, version): the version moves with every import
- * (data version), every recompute (the latest kept forecast's computedAt) and every listed write
- * (the data epoch), so a stale entry is never hit and ages out. Bound: src/cache.ts
+ * (data version), every kept forecast (the latest computedAt and the number of kept days) and every
+ * listed write (the data epoch), so a stale entry is never hit and ages out. Bound: src/cache.ts
  * (`forecastVariance`).
  */
 const varianceCache = boundedCache<string, Promise<ForecastVariance>>("forecastVariance");
@@ -160,8 +160,8 @@ async function varianceVersion(db: DbOrTx, orgId: string): Promise<string | null
   if (data === null) return null;
   const [row] = rows<{ recomputed: string | null; epoch: string | number | null }>(
     await db.execute(sql`
-      SELECT (SELECT max(computed_at)::text FROM forecast_history WHERE org_id = ${orgId})
-               AS recomputed,
+      SELECT (SELECT max(computed_at)::text || '/' || count(*) FROM forecast_history
+               WHERE org_id = ${orgId}) AS recomputed,
              (SELECT epoch FROM org_data_epochs WHERE org_id = ${orgId}) AS epoch`),
   );
   return `${data}|${row?.recomputed ?? "none"}|${row?.epoch ?? 0}`;
