@@ -421,8 +421,20 @@ describe.skipIf(!hasChromium)(`settings screen in headless Chromium (${testDrive
     await expect(page.locator("#sensitive-setting").textContent()).resolves.toContain("Allowed");
   });
 
-  it("links a partner by its id and unlinks it from the partners page", async () => {
+  it("links a partner by its id and unlinks it from the partners page, moving its key's reach", async () => {
     const partner = await createPartner(t.db, { name: "Browser Advisors" }, TEST_NOW);
+    const partnerKey = await createApiKey(
+      t.db,
+      { kind: "PARTNER", partnerId: partner.id, label: "Advisers' agent" },
+      TEST_NOW,
+    );
+    // The partner's owner holds a seat here, so only the link decides the key's reach.
+    await setSeat(t.db, { orgId, userId: partner.ownerUserId, plan: "Pocket" }, TEST_NOW);
+    const reach = async () => {
+      await t.deps.keyCache?.poll(); // the key cache learns of the link as a second instance would
+      return (await api(`/api/agent/orgs/${orgId}/bank-accounts`, partnerKey.key)).status;
+    };
+    expect(await reach()).toBe(403); // outside its reach
     await page.goto(`${base}/settings/partners`);
     await page.fill("#partner-id", partner.id);
     await Promise.all([
@@ -431,10 +443,12 @@ describe.skipIf(!hasChromium)(`settings screen in headless Chromium (${testDrive
     ]);
     const row = page.locator(`#linked-partners tr[data-partner="${partner.id}"]`);
     await expect(row.textContent()).resolves.toContain("Browser Advisors");
+    expect(await reach()).toBe(200);
     await Promise.all([
       page.waitForURL(`${base}/settings/partners?notice=unlinked`),
       row.locator("button").click(),
     ]);
     expect(await page.locator(`#linked-partners tr[data-partner="${partner.id}"]`).count()).toBe(0);
+    expect(await reach()).toBe(403); // outside its reach
   });
 });
