@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { randomToken } from "../domain/ids.ts";
+import type { Logger } from "../logger.ts";
 import { rowsOf } from "../services/summaries/summary-cache.ts";
 
 /** A `running` claim older than this belongs to a dead instance and may be taken over. */
@@ -67,4 +68,64 @@ export async function finishRun(
         error = ${opts.error ?? null},
         details = ${opts.details === undefined ? null : JSON.stringify(opts.details)}::jsonb
     WHERE id = ${opts.claim.id} AND claimed_by = ${opts.instance}`);
+}
+
+/** One piece of work the scheduler claims: (name, runKey) in job_runs, and its failure log message. */
+export interface ClaimedJob {
+  name: string;
+  runKey: string;
+  /** null for service-wide work (the daily prune). */
+  orgId: string | null;
+  now: Date;
+  /** The log message of a failure. */
+  failed: string;
+}
+
+export type ClaimedOutcome<R> = { ok: true; result: R } | { ok: false; error: string };
+
+/** Runs one claimed piece of work (see `runClaimed`); the scheduler binds it to its instance. */
+export type ClaimedRunner = <R>(
+  job: ClaimedJob,
+  work: () => Promise<R>,
+  details: (result: R) => unknown,
+) => Promise<ClaimedOutcome<R> | undefined>;
+
+/**
+ * The scheduler's one failure handling for every job: claims (job, runKey), runs `work`, and
+ * records the outcome in job_runs (`details` of the result on success, the message on failure).
+ * A failure is logged (message `job.failed`) and concerns this job (and organisation) only: the
+ * tick goes on. Returns undefined when another instance holds the claim (or it is not due again yet).
+ */
+export function claimedRunner(deps: {
+  db: Db;
+  instance: string;
+  clock: { now(): Date };
+  logger: Pick<Logger, "error">;
+}): ClaimedRunner {
+  return async (job, work, details) => {
+    const claim = await claimRun(deps.db, {
+      job: job.name,
+      runKey: job.runKey,
+      orgId: job.orgId,
+      instance: deps.instance,
+      now: job.now,
+    });
+    if (!claim) return undefined;
+    let outcome: ClaimedOutcome<Awaited<ReturnType<typeof work>>>;
+    try {
+      outcome = { ok: true, result: await work() };
+    } catch (e) {
+      outcome = { ok: false, error: e instanceof Error ? e.message : String(e) };
+    }
+    await finishRun(deps.db, {
+      claim,
+      instance: deps.instance,
+      now: deps.clock.now(),
+      ...(outcome.ok
+        ? { outcome: "succeeded", details: details(outcome.result) }
+        : { outcome: "failed", error: outcome.error }),
+    });
+    if (!outcome.ok) deps.logger.error({ orgId: job.orgId, err: outcome.error }, job.failed);
+    return outcome;
+  };
 }

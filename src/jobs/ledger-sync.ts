@@ -5,6 +5,7 @@ import { ledgerConnections, ledgerCredentials } from "../db/schema/index.ts";
 import { createLedgerDeps } from "../services/ledger/deps.ts";
 import { type LedgerSyncResult, syncLedger } from "../services/ledger/sync.ts";
 import { runQueuedSyncs } from "../services/ledger/sync-queue.ts";
+import type { ClaimedRunner } from "./job-runs.ts";
 
 /** One organisation's scheduled sync, as the tick reports it. */
 export interface LedgerSyncReport {
@@ -50,11 +51,8 @@ export async function runLedgerSyncs(input: {
   orgIds?: readonly string[];
   /** This instance in job_runs.claimed_by (the queued webhook syncs it claims). */
   instance: string;
-  claimed: <R>(
-    job: { name: string; runKey: string; orgId: string; now: Date; failed: string },
-    work: () => Promise<R>,
-    details: (result: R) => unknown,
-  ) => Promise<{ ok: true; result: R } | { ok: false; error: string } | undefined>;
+  /** The scheduler's one failure handling (job-runs.ts `claimedRunner`). */
+  claimed: ClaimedRunner;
 }): Promise<LedgerSyncReport[]> {
   const { db, config, now } = input;
   const slotMs = config.LEDGER_SYNC_MINUTES * 60_000;

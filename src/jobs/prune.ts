@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import { pruneLedgerCallSlots } from "../services/ledger/shared-limits.ts";
 import { rowsOf } from "../services/summaries/summary-cache.ts";
-import { claimRun, finishRun } from "./job-runs.ts";
+import type { ClaimedOutcome, ClaimedRunner } from "./job-runs.ts";
 
 /**
  * Finished job_runs are kept this long. A claim's key names its day or its sync slot, so a row
@@ -31,32 +31,27 @@ export async function pruneJobRuns(db: Db, now: Date): Promise<number> {
  * The daily housekeeping of the scheduler, claimed as (`prune`, `<UTC date>`) so one instance
  * runs it a day: job_runs past their retention (48 ledger-sync rows per connected organisation
  * a day at the default schedule, plus the daily jobs) and ledger call rows older than two days.
- * Returns undefined when another instance holds the claim.
+ * Returns undefined when another instance holds the claim; a failure is recorded and logged by
+ * the scheduler's `claimed` runner (job-runs.ts).
  */
-export async function runDailyPrune(input: {
+export function runDailyPrune(input: {
   db: Db;
   now: Date;
-  instance: string;
-}): Promise<PruneReport | undefined> {
-  const { db, now, instance } = input;
-  const claim = await claimRun(db, {
-    job: "prune",
-    runKey: now.toISOString().slice(0, 10),
-    orgId: null,
-    instance,
-    now,
-  });
-  if (!claim) return undefined;
-  try {
-    const report = {
+  claimed: ClaimedRunner;
+}): Promise<ClaimedOutcome<PruneReport> | undefined> {
+  const { db, now } = input;
+  return input.claimed(
+    {
+      name: "prune",
+      runKey: now.toISOString().slice(0, 10),
+      orgId: null,
+      now,
+      failed: "prune failed",
+    },
+    async (): Promise<PruneReport> => ({
       jobRuns: await pruneJobRuns(db, now),
       ledgerCallSlots: await pruneLedgerCallSlots(db, now),
-    };
-    await finishRun(db, { claim, instance, now, outcome: "succeeded", details: report });
-    return report;
-  } catch (e) {
-    const error = e instanceof Error ? e.message : String(e);
-    await finishRun(db, { claim, instance, now, outcome: "failed", error });
-    throw e;
-  }
+    }),
+    (report) => report,
+  );
 }

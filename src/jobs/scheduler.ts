@@ -11,7 +11,7 @@ import { llmConfigFrom } from "../services/brief/llm-generator.ts";
 import { type LlmCall, runBrief } from "../services/brief/run-brief.ts";
 import { recomputeStaleForecasts } from "../services/forecast/recompute-forecasts.ts";
 import { rowsOf } from "../services/summaries/summary-cache.ts";
-import { claimRun, finishRun } from "./job-runs.ts";
+import { claimedRunner } from "./job-runs.ts";
 import { type LedgerSyncReport, runLedgerSyncs } from "./ledger-sync.ts";
 import { type PruneReport, runDailyPrune } from "./prune.ts";
 
@@ -108,42 +108,12 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   const llm = llmConfigFrom(deps.config);
   let current: Promise<TickReport> | null = null;
 
-  /**
-   * Runs one claimed piece of work: claims (job, runKey), runs `work`, and records the outcome
-   * in job_runs (`details` of the result on success, the message on failure). A failure is
-   * logged (message `failed`) and concerns this organisation and job only: the tick goes on.
-   * Returns undefined when another instance holds the claim (or it is not due again yet).
-   */
-  async function runClaimed<R>(
-    job: { name: string; runKey: string; orgId: string; now: Date; failed: string },
-    work: () => Promise<R>,
-    details: (result: R) => unknown,
-  ): Promise<{ ok: true; result: R } | { ok: false; error: string } | undefined> {
-    const claim = await claimRun(deps.db, {
-      job: job.name,
-      runKey: job.runKey,
-      orgId: job.orgId,
-      instance: instanceId,
-      now: job.now,
-    });
-    if (!claim) return undefined;
-    let outcome: { ok: true; result: R } | { ok: false; error: string };
-    try {
-      outcome = { ok: true, result: await work() };
-    } catch (e) {
-      outcome = { ok: false, error: e instanceof Error ? e.message : String(e) };
-    }
-    await finishRun(deps.db, {
-      claim,
-      instance: instanceId,
-      now: deps.clock.now(),
-      ...(outcome.ok
-        ? { outcome: "succeeded", details: details(outcome.result) }
-        : { outcome: "failed", error: outcome.error }),
-    });
-    if (!outcome.ok) deps.logger.error({ orgId: job.orgId, err: outcome.error }, job.failed);
-    return outcome;
-  }
+  const runClaimed = claimedRunner({
+    db: deps.db,
+    instance: instanceId,
+    clock: deps.clock,
+    logger: deps.logger,
+  });
 
   /**
    * The daily forecast of one organisation, claimed as (`forecast`, `<orgId>:<local date>`).
@@ -171,10 +141,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       (r) => r,
     );
     if (!run) return;
-    if (!run.ok) {
-      report.forecasts.push({ orgId, ok: false, error: run.error });
-      return;
-    }
+    if (!run.ok) return void report.forecasts.push({ orgId, ok: false, error: run.error });
     const { recomputed, durationMs } = run.result;
     report.forecasts.push({ orgId, ok: true, recomputed });
     if (recomputed) deps.logger.info({ orgId, durationMs }, "forecast recomputed");
@@ -188,10 +155,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       (r) => r,
     );
     if (!run) return;
-    if (!run.ok) {
-      report.baselines.push({ orgId, ok: false, error: run.error });
-      return;
-    }
+    if (!run.ok) return void report.baselines.push({ orgId, ok: false, error: run.error });
     const { durationMs, warmMs } = run.result;
     report.baselines.push({ orgId, ok: true, durationMs });
     deps.logger.info({ orgId, durationMs, warmMs }, "baselines computed");
@@ -218,16 +182,11 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       }),
     );
     if (!run) return;
-    if (!run.ok) {
-      report.briefs.push({ orgId, ok: false, error: run.error });
-      return;
-    }
-    report.briefs.push({
-      orgId,
-      ok: true,
-      created: run.result.created,
-      tier: run.result.brief.generatorTier,
-    });
+    report.briefs.push(
+      run.ok
+        ? { orgId, ok: true, created: run.result.created, tier: run.result.brief.generatorTier }
+        : { orgId, ok: false, error: run.error },
+    );
   }
 
   async function runTick(): Promise<TickReport> {
@@ -258,14 +217,10 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     // Housekeeping only when the whole service is served (not for a tick limited to some
     // organisations, as tests and tooling run it).
     if (!deps.orgIds) {
-      try {
-        const pruned = await runDailyPrune({ db: deps.db, now, instance: instanceId });
-        if (pruned) {
-          report.pruned = pruned;
-          deps.logger.info(pruned, "pruned job runs and ledger call rows");
-        }
-      } catch (e) {
-        deps.logger.error({ err: e instanceof Error ? e.message : String(e) }, "prune failed");
+      const pruned = await runDailyPrune({ db: deps.db, now, claimed: runClaimed });
+      if (pruned?.ok) {
+        report.pruned = pruned.result;
+        deps.logger.info(pruned.result, "pruned job runs and ledger call rows");
       }
     }
     return report;

@@ -6,7 +6,7 @@ import { type RunningFakeLedger, startFakeLedger } from "../../src/connector/xer
 import { resetTenantGates } from "../../src/connector/xero/policy.ts";
 import type { Db } from "../../src/db/client.ts";
 import { systemClock } from "../../src/domain/clock.ts";
-import { claimRun, finishRun } from "../../src/jobs/job-runs.ts";
+import { claimedRunner, claimRun, finishRun } from "../../src/jobs/job-runs.ts";
 import { JOB_RUNS_RETENTION_DAYS, pruneJobRuns, runDailyPrune } from "../../src/jobs/prune.ts";
 import { createScheduler } from "../../src/jobs/scheduler.ts";
 import { createLogger } from "../../src/logger.ts";
@@ -94,6 +94,9 @@ describe("the ledger sync schedule", () => {
     expect((await make("later").tick()).ledgerSyncs).toBeUndefined();
   }, 120_000);
 
+  const pruner = (instance: string, now: Date) =>
+    claimedRunner({ db, instance, clock: { now: () => now }, logger: { error: () => {} } });
+
   it("prunes finished job runs past their retention, once a day across instances", async () => {
     const org = await createTestOrg(db);
     const now = new Date();
@@ -124,8 +127,8 @@ describe("the ledger sync schedule", () => {
     // A day long past (it prunes nothing of other tests): one of two instances runs it.
     const day = new Date("2020-01-01T03:00:00.000Z");
     const [a, b] = await Promise.all([
-      runDailyPrune({ db, now: day, instance: "a" }),
-      runDailyPrune({ db, now: day, instance: "b" }),
+      runDailyPrune({ db, now: day, claimed: pruner("a", day) }),
+      runDailyPrune({ db, now: day, claimed: pruner("b", day) }),
     ]);
     expect([a, b].filter((r) => r !== undefined)).toHaveLength(1);
   });
