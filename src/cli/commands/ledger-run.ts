@@ -147,7 +147,7 @@ export async function runLedger(args: ParsedArgs, ctx: CliContext): Promise<void
   });
   try {
     if (sub === "status") {
-      const view = await ledgerConnectionView(deps, orgId);
+      const view = await ledgerConnectionView(deps, orgId, 5, ctx.clock.now());
       ctx.print({ orgId, ...view }, statusLines(orgId, view));
     } else if (sub === "sync") {
       report(ctx, orgId, await syncLedger(deps, { orgId, full: args.bool("full") }));

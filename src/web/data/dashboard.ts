@@ -133,7 +133,7 @@ export async function dashboardExtras(db: Db, orgId: string, now: Date): Promise
       getReceivablesAgeing(ctx, { topN: 5 }),
       getRevenueSummary(ctx, { topN: 5 }),
       getExpensesSummary(ctx, { topN: 5 }),
-      getLedgerPanel(db, orgId),
+      getLedgerPanel(db, orgId, now),
       getForecastVariance({ ctx }),
     ]);
   return {

@@ -62,12 +62,13 @@ export function registerLedgerSettingsRoutes(
   };
 
   web.get("/settings/ledger", async (c) => {
-    const view = await requireView(c, db, clock.now());
+    const now = clock.now();
+    const view = await requireView(c, db, now);
     const org = requireRight(view, "dashboard.view");
     const canManage = can(org.role, "ledger.manage");
     const [panel, connection, choice] = await Promise.all([
-      getLedgerPanel(db, org.id),
-      ledgerConnectionView(ledger, org.id),
+      getLedgerPanel(db, org.id, now),
+      ledgerConnectionView(ledger, org.id, 5, now),
       canManage
         ? pendingTenantChoice(ledger, { orgId: org.id, sessionDigest: sessionDigestOf(c) })
         : null,
