@@ -1,3 +1,10 @@
+import type { z } from "@hono/zod-openapi";
+import type { alertFields } from "../../contracts/agent/alerts.ts";
+import type {
+  ContactDrillResponseSchema,
+  ContactDrillSchema,
+  RecentPaidInvoiceSchema,
+} from "../../contracts/agent/contacts.ts";
 import { listAccountLabels } from "../../db/queries/cash-items.ts";
 import {
   type ContactDocumentRow,
@@ -15,67 +22,27 @@ import {
 } from "../../domain/pagination/account-labels.ts";
 import { dateTimeOrNull, decimalText, decimalTextOrNull } from "../../domain/pagination/format.ts";
 import { localDate } from "../../domain/timezones.ts";
-import {
-  type ContactDrillAnalytics,
-  drillFields,
-  getContactBaselines,
-} from "../baselines/get-contact-baselines.ts";
+import { drillFields, getContactBaselines } from "../baselines/get-contact-baselines.ts";
 import { canSeeSensitive, requireScope, type ServiceContext } from "../context.ts";
 import { NotFoundError } from "../errors.ts";
 
 /** Most recent paid invoices in the drill (spec: Limits, drill history). */
 export const RECENT_PAID_LIMIT = 50;
 
+/** The contact drill (spec: ContactDrill). */
+export type ContactDrill = z.infer<typeof ContactDrillSchema>;
+
 /** lastInvoice / lastBill of the drill. */
-export interface ContactDocument {
-  id: string;
-  externalId: string | null;
-  invoiceNumber: string | null;
-  issueDate: string | null;
-  dueDate: string | null;
-  amount: string;
-  amountDue: string | null;
-  currency: string;
-  ledgerStatus: string | null;
-  actualDate: string | null;
-}
+type ContactDocument = NonNullable<ContactDrill["lastInvoice"]>;
 
 /** An entry of recentPaidInvoices. */
-export interface RecentPaidInvoice {
-  id: string;
-  externalId: string | null;
-  invoiceNumber: string | null;
-  amount: string;
-  currency: string;
-  /** When it was fully paid (date-time). */
-  paidDate: string | null;
-  issueDate: string | null;
-  /** The dominant line's account; null on a sensitive account for keys without READ_SENSITIVE. */
-  accountCode: string | null;
-  accountName: string;
-}
+type RecentPaidInvoice = z.infer<typeof RecentPaidInvoiceSchema>;
 
-/** ContactDrill as far as the projection gives it now. */
-export interface ContactDrill extends ContactDrillAnalytics {
-  id: string;
-  name: string;
-  isCustomer: boolean;
-  isSupplier: boolean;
-  isSensitive: boolean;
-  lastSyncedAt: string;
-  availableCredit: string;
-  revenueTrailing12m: string;
-  revenueAllTime: string;
-  lastInvoice?: ContactDocument;
-  lastBill?: ContactDocument;
-  recentPaidInvoices: RecentPaidInvoice[];
-}
-
-export interface ContactDrillResponse {
-  contact: ContactDrill;
-  /** recentPaidInvoices entries whose account was masked; 0 with READ_SENSITIVE. */
-  redactedItemCount: number;
-}
+/** The drill without the alerts the transport adds. */
+export type ContactDrillResponse = Omit<
+  z.infer<typeof ContactDrillResponseSchema>,
+  keyof typeof alertFields
+>;
 
 function toDocument(row: NonNullable<ContactDocumentRow>): ContactDocument {
   return {

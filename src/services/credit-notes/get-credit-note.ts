@@ -1,25 +1,22 @@
 import type { z } from "@hono/zod-openapi";
-import type { CreditNoteAllocationSchema } from "../../contracts/agent/credit-notes.ts";
+import type { alertFields } from "../../contracts/agent/alerts.ts";
+import type {
+  CreditNoteAllocationSchema,
+  CreditNoteDrillResponseSchema,
+} from "../../contracts/agent/credit-notes.ts";
 import { creditNoteQueries, listCreditNoteAllocations } from "../../db/queries/credit-notes.ts";
 import { dateTimeOf, decimalText } from "../../domain/pagination/format.ts";
 import { requireScope, type ServiceContext } from "../context.ts";
-import { type DocumentLine, drillIssuedDocument } from "../lists/document-drill.ts";
-import { type CreditNote, toCreditNote } from "./list-credit-notes.ts";
+import { drillIssuedDocument } from "../lists/document-drill.ts";
+import { toCreditNote } from "./list-credit-notes.ts";
 /** An invoice the credit was applied to (spec: CreditNoteAllocation). */
 export type CreditNoteAllocation = z.infer<typeof CreditNoteAllocationSchema>;
 
-/** The list row plus its reference, allocations and lines. */
-export interface CreditNoteDrill extends CreditNote {
-  reference?: string;
-  allocations: CreditNoteAllocation[];
-  lineItems: DocumentLine[];
-}
-
-export interface CreditNoteDrillResponse {
-  creditNote: CreditNoteDrill;
-  /** Lines whose sensitive account code was blanked; 0 with READ_SENSITIVE. */
-  redactedItemCount: number;
-}
+/** The drill without the alerts the transport adds. */
+export type CreditNoteDrillResponse = Omit<
+  z.infer<typeof CreditNoteDrillResponseSchema>,
+  keyof typeof alertFields
+>;
 
 /**
  * One receivable credit note by our id, the ledger's CreditNoteID or its number, with its live

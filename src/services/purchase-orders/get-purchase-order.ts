@@ -1,17 +1,15 @@
+import type { z } from "@hono/zod-openapi";
+import type { alertFields } from "../../contracts/agent/alerts.ts";
+import type { PurchaseOrderDrillResponseSchema } from "../../contracts/agent/purchase-orders.ts";
 import { purchaseOrderQueries } from "../../db/queries/purchase-orders.ts";
 import { requireScope, type ServiceContext } from "../context.ts";
-import { type DocumentLine, drillIssuedDocument } from "../lists/document-drill.ts";
-import { type PurchaseOrder, toPurchaseOrder } from "./list-purchase-orders.ts";
-/** The list row plus its lines. */
-export interface PurchaseOrderDrill extends PurchaseOrder {
-  lineItems: DocumentLine[];
-}
-
-export interface PurchaseOrderDrillResponse {
-  purchaseOrder: PurchaseOrderDrill;
-  /** Lines whose sensitive account code was blanked; 0 with READ_SENSITIVE. */
-  redactedItemCount: number;
-}
+import { drillIssuedDocument } from "../lists/document-drill.ts";
+import { toPurchaseOrder } from "./list-purchase-orders.ts";
+/** The drill without the alerts the transport adds. */
+export type PurchaseOrderDrillResponse = Omit<
+  z.infer<typeof PurchaseOrderDrillResponseSchema>,
+  keyof typeof alertFields
+>;
 
 /**
  * One purchase order by our id, the ledger's PurchaseOrderID or its number, with its lines.
