@@ -1,5 +1,9 @@
 import type { z } from "@hono/zod-openapi";
-import type { BankAccountSchema } from "../../contracts/agent/bank-accounts.ts";
+import type { alertFields } from "../../contracts/agent/alerts.ts";
+import type {
+  BankAccountSchema,
+  BankAccountsResponseSchema,
+} from "../../contracts/agent/bank-accounts.ts";
 import { listActiveBankAccountRows } from "../../db/queries/bank-accounts.ts";
 import { canonical } from "../../domain/money.ts";
 import { canSeeSensitive, requireScope, type ServiceContext } from "../context.ts";
@@ -7,11 +11,11 @@ import { canSeeSensitive, requireScope, type ServiceContext } from "../context.t
 /** One bank account as the API shows it (spec: BankAccount). */
 export type BankAccount = z.infer<typeof BankAccountSchema>;
 
-export interface BankAccountList {
-  accounts: BankAccount[];
-  /** Sensitive accounts withheld from `accounts`; always 0 with READ_SENSITIVE. */
-  redactedItemCount: number;
-}
+/** The list without the alerts the transport adds (spec: BankAccountsResponse). */
+export type BankAccountList = Omit<
+  z.infer<typeof BankAccountsResponseSchema>,
+  keyof typeof alertFields
+>;
 
 /**
  * The organisation's active bank accounts, by name then id. Without READ_SENSITIVE, accounts

@@ -1,4 +1,7 @@
+import type { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
+import type { alertFields } from "../../contracts/agent/alerts.ts";
+import type { ContactsSummaryResponseSchema } from "../../contracts/agent/contacts-summary.ts";
 import type { DbOrTx } from "../../db/client.ts";
 import { canonical } from "../../domain/money.ts";
 import { localDate } from "../../domain/timezones.ts";
@@ -13,15 +16,10 @@ import { toBase } from "./sql-parts.ts";
 import { cached, rowsOf } from "./summary-cache.ts";
 
 /** Spec: ContactsSummaryResponse (alerts are the pipeline's). */
-export interface ContactsSummaryResponse {
-  asOfDate: string;
-  currency: string;
-  byType: { customer: number; supplier: number; both: number; neither: number };
-  abcDistribution: { A: number; B: number; C: number; unclassified: number };
-  topByRevenue: SummaryTopContact[];
-  topBySpend: SummaryTopContact[];
-  redactedItemCount: number;
-}
+export type ContactsSummaryResponse = Omit<
+  z.infer<typeof ContactsSummaryResponseSchema>,
+  keyof typeof alertFields
+>;
 
 interface ComputedContacts {
   byType: ContactsSummaryResponse["byType"];
