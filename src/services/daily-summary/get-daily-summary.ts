@@ -1,6 +1,8 @@
+import type { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
+import type { alertFields } from "../../contracts/agent/alerts.ts";
+import type { DailySummaryResponseSchema } from "../../contracts/agent/daily-summary.ts";
 import type { DbOrTx } from "../../db/client.ts";
-import type { AgentNote } from "../../domain/insights/detectors.ts";
 import { canonical, money } from "../../domain/money.ts";
 import { addDays, dateTimeOf } from "../../domain/summaries/calendar.ts";
 import {
@@ -18,47 +20,11 @@ import { SENSITIVE_CONTACT_NAME } from "../summaries/ledger-summary.ts";
 import { toBase } from "../summaries/sql-parts.ts";
 import { cached, rowsOf } from "../summaries/summary-cache.ts";
 
-/** Spec: DailySummaryContactEvent. */
-export interface DailySummaryContactEvent {
-  contactName: string;
-  amount: string;
-  /** The money-moved date, as midnight UTC (the ledger's encoding of a calendar date). */
-  date: string;
-}
-
 /** Spec: DailySummaryResponse (alerts are the pipeline's). */
-export interface DailySummaryResponse {
-  orgName: string;
-  generatedAt: string;
-  asOfDate: string;
-  cashToday: { amount: string; currency: string; source: "manual" | "ledger_reconciled" };
-  bankAccounts: number;
-  last7d: {
-    inflow: string;
-    outflow: string;
-    net: string;
-    topInflows: DailySummaryContactEvent[];
-    topOutflows: DailySummaryContactEvent[];
-  };
-  ar: {
-    current: string;
-    days1to30: string;
-    days31to60: string;
-    days61to90: string;
-    days90plus: string;
-    total: string;
-    overdueCount: number;
-  };
-  forecast13w: {
-    endingCash: string | null;
-    minClosingCash: string | null;
-    minClosingWeekStart: string | null;
-    breakEvenDate: string | null;
-  };
-  narrative: string;
-  notesForAgent: AgentNote[];
-  redactedItemCount: number;
-}
+export type DailySummaryResponse = Omit<
+  z.infer<typeof DailySummaryResponseSchema>,
+  keyof typeof alertFields
+>;
 
 /** Events per direction in last7d. */
 export const TOP_EVENTS = 5;
