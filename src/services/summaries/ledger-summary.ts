@@ -1,4 +1,10 @@
+import type { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
+import type { alertFields } from "../../contracts/agent/alerts.ts";
+import type {
+  ExpensesSummaryResponseSchema,
+  RevenueSummaryResponseSchema,
+} from "../../contracts/agent/revenue-summary.ts";
 import type { DbOrTx } from "../../db/client.ts";
 import { LEDGER_STATUSES, type LedgerStatus } from "../../db/schema/index.ts";
 import { canonical, money } from "../../domain/money.ts";
@@ -46,17 +52,11 @@ export interface GrossProfit {
 }
 
 /** Spec: RevenueSummaryResponse / ExpensesSummaryResponse (alerts are the pipeline's). */
-export interface LedgerSummaryResponse {
-  asOfDate: string;
-  currency: string;
-  window: SummaryWindow;
-  grandTotal: SummaryBucket;
-  byStatus: Record<LedgerStatus, SummaryBucket>;
-  byMonth: SummaryMonthBucket[];
-  topContacts: SummaryTopContact[];
-  redactedItemCount: number;
-  grossProfit?: GrossProfit;
-}
+export type LedgerSummaryResponse = Omit<
+  z.infer<typeof ExpensesSummaryResponseSchema>,
+  keyof typeof alertFields
+> &
+  Partial<Pick<z.infer<typeof RevenueSummaryResponseSchema>, "grossProfit">>;
 
 /** What is computed once per (window, month) and data version, before masking and topN. */
 interface ComputedSummary {
