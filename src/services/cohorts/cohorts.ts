@@ -1,16 +1,19 @@
+import type { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
+import type { alertFields } from "../../contracts/agent/alerts.ts";
+import type {
+  CohortRetentionResponseSchema,
+  CohortSummaryResponseSchema,
+} from "../../contracts/agent/cohorts.ts";
 import type { DbOrTx } from "../../db/client.ts";
 import {
   type CohortData,
-  type CohortKpi,
   type CohortMetric,
-  type CohortRow,
   clampPeriods,
   cohortRange,
   cohortSummary,
   retentionMatrix,
 } from "../../domain/cohorts/cohorts.ts";
-import type { AgentNote } from "../../domain/insights/detectors.ts";
 import { quoted } from "../../domain/quoted.ts";
 import { addDays, firstDayOf, monthOf } from "../../domain/summaries/calendar.ts";
 import { localDate } from "../../domain/timezones.ts";
@@ -130,16 +133,11 @@ async function cohortData(ctx: ServiceContext, today: string): Promise<CohortDat
   );
 }
 
-/** Spec: CohortRetentionResponse. */
-export interface CohortRetentionResponse {
-  asOfDate: string;
-  currency: string;
-  metric: CohortMetric;
-  periodLabels: string[];
-  cohorts: CohortRow[];
-  redactedItemCount: 0;
-  notesForAgent: AgentNote[];
-}
+/** Spec: CohortRetentionResponse (alerts are the pipeline's). */
+export type CohortRetentionResponse = Omit<
+  z.infer<typeof CohortRetentionResponseSchema>,
+  keyof typeof alertFields
+>;
 
 /**
  * `GET /api/agent/cohorts/retention`: the acquisition-cohort matrix (docs/insights.md).
@@ -181,21 +179,11 @@ export async function getCohortRetention(
   };
 }
 
-/** Spec: CohortSummaryResponse. */
-export interface CohortSummaryResponse {
-  asOfDate: string;
-  currency: string;
-  window: { from: string; to: string };
-  kpis: {
-    newCustomers: CohortKpi;
-    repeatOrderRate: CohortKpi;
-    avgRevenuePerCustomer: CohortKpi;
-    retention90d: CohortKpi;
-  };
-  topCohorts: { acquisitionMonth: string; cohortSize: number; retention3: number }[];
-  redactedItemCount: 0;
-  notesForAgent: AgentNote[];
-}
+/** Spec: CohortSummaryResponse (alerts are the pipeline's). */
+export type CohortSummaryResponse = Omit<
+  z.infer<typeof CohortSummaryResponseSchema>,
+  keyof typeof alertFields
+>;
 
 /** `GET /api/agent/cohorts/summary`: the four KPIs with deltas, the top 3 cohorts, notes. */
 export async function getCohortSummary(ctx: ServiceContext): Promise<CohortSummaryResponse> {

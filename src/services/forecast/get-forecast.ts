@@ -1,52 +1,28 @@
+import type { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { boundedCache } from "../../cache.ts";
-import type { ClosingInterval } from "../../domain/forecasting/intervals.ts";
+import type { alertFields } from "../../contracts/agent/alerts.ts";
+import type { ForecastResponseSchema, ForecastWeekSchema } from "../../contracts/agent/forecast.ts";
 import { redactWeeks } from "../../domain/forecasting/redact.ts";
-import type { Flow } from "../../domain/forecasting/types.ts";
 import { canSeeSensitive, requireScope, type ServiceContext } from "../context.ts";
 import { NotFoundError } from "../errors.ts";
 import { keepJson } from "../json-reuse.ts";
 import type { ForecastPayload } from "./recompute-forecasts.ts";
 
 /** A week as served: the spec's ForecastWeek (split fields absent on engineVersion 1). */
-export interface ServedForecastWeek {
-  weekStart: string;
-  weekEnd: string;
-  opening: string;
-  inflow: string;
-  guaranteedInflow?: string;
-  forecastInflow?: string;
-  outflow: string;
-  net: string;
-  closing: string;
-  /** The 80% prediction interval of closing (absent where not calibrated). */
-  closingLow?: string;
-  closingHigh?: string;
-  itemIds: string[];
-  overdueItemIds?: string[];
-  probabilityWeighted?: boolean;
-  categories?: {
-    accounts: Record<string, { name: string; inflow?: string; outflow?: string }>;
-    sources?: Record<string, Flow>;
-  };
-}
+export type ServedForecastWeek = z.infer<typeof ForecastWeekSchema>;
 
-/** The spec's ForecastResponse (without alerts, which the pipeline adds). */
-export interface ForecastResponse {
-  scenarioId: string;
-  scenarioName: string;
-  scenarioKind: "BASE" | "BEST" | "WORST" | "CUSTOM";
-  computedAt: string;
-  weeks: ServedForecastWeek[];
-  startingCash: string;
-  endingCash: string;
-  minClosingCash?: string;
-  minClosingCashWeekIndex?: number;
-  totalInflow?: string;
-  totalOutflow?: string;
-  closingInterval?: ClosingInterval;
-  redactedItemCount: number;
-}
+type ForecastBody = Omit<
+  z.infer<typeof ForecastResponseSchema>,
+  keyof typeof alertFields | "variance" | "notesForAgent"
+>;
+
+/**
+ * The spec's ForecastResponse without alerts (the pipeline adds them), notes and variance (the
+ * route adds those); the service always names the scenario, which the schema leaves optional.
+ */
+export type ForecastResponse = ForecastBody &
+  Required<Pick<ForecastBody, "scenarioName" | "scenarioKind">>;
 
 /**
  * The inflow split of a stored week, as readers must take it: engineVersion 1 snapshots were
