@@ -4,7 +4,7 @@ import { type Database, openPostgres } from "../../src/db/client.ts";
 import { DEFAULT_LIMITS } from "../../src/domain/metering/plans.ts";
 import { createLogger } from "../../src/logger.ts";
 import { RedisBurstLimiter } from "../../src/services/metering/redis-burst-limiter.ts";
-import { getJson, TEST_NOW } from "../helpers/api.ts";
+import { closeTestApps, getJson, TEST_NOW } from "../helpers/api.ts";
 import {
   insertUses,
   type MeteredTestApp,
@@ -25,6 +25,7 @@ const HOUR = 3_600_000;
 
 const opened: { close(): Promise<void> }[] = [];
 afterAll(async () => {
+  await closeTestApps(); // the second instance's audit writer flushes through its pool first
   for (const o of opened.reverse()) await o.close();
 });
 

@@ -97,7 +97,7 @@ const PastForecastSchema = z.object({
   }),
 });
 
-const ForecastVarianceSchema = z
+export const ForecastVarianceSchema = z
   .object({
     asOfDate: z.string().openapi({
       description: "The organisation's today: weeks ending before it are complete.",

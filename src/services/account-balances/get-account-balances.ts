@@ -1,4 +1,10 @@
+import type { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
+import type {
+  AccountBalanceSchema,
+  AccountBalancesResponseSchema,
+} from "../../contracts/agent/account-balances.ts";
+import type { alertFields } from "../../contracts/agent/alerts.ts";
 import { isCalendarDate } from "../../domain/forecasting/dates.ts";
 import { SENSITIVE_ACCOUNT_NAME } from "../../domain/forecasting/redact.ts";
 import { canonical } from "../../domain/money.ts";
@@ -11,27 +17,13 @@ import { InvalidParameterError } from "../errors.ts";
 export const CURRENT_YEAR_EARNINGS_ID = "00000000-0000-0000-0000-000000000000";
 
 /** One balance-sheet account as at the date. */
-export interface AccountBalance {
-  /** The service's ledger-account id; `current_year_earnings` for that computed row. */
-  id: string;
-  /** Account code; "" when the account has none or is sensitive (blanked). */
-  code: string;
-  name: string;
-  /** Ledger account type (BANK, CURRENT, FIXED, CURRLIAB, EQUITY, …). */
-  type: string;
-  /** ASSET, LIABILITY or EQUITY. */
-  class: string;
-  /** As the balance sheet shows it: each class positive in its normal sign. */
-  balance: string;
-}
+export type AccountBalance = z.infer<typeof AccountBalanceSchema>;
 
-export interface AccountBalances {
-  asAtDate: string;
-  currency: string;
-  accounts: AccountBalance[];
-  /** Rows whose name was rewritten (and code blanked); 0 with READ_SENSITIVE. */
-  redactedItemCount: number;
-}
+/** What `GET /api/agent/account-balances` answers (alerts are the pipeline's). */
+export type AccountBalances = Omit<
+  z.infer<typeof AccountBalancesResponseSchema>,
+  keyof typeof alertFields
+>;
 
 const CLASS_ORDER: Record<string, number> = { ASSET: 0, LIABILITY: 1, EQUITY: 2 };
 

@@ -1,11 +1,10 @@
 import type { z } from "@hono/zod-openapi";
-import type { ContactSummarySchema } from "../../contracts/agent/contacts.ts";
+import type { ContactSummarySchema, ContactsTotalsSchema } from "../../contracts/agent/contacts.ts";
 import {
   type ContactFilter,
   type ContactRow,
   type ContactSort,
   type ContactType,
-  type ContactTypeCounts,
   countContacts,
   countContactsByType,
   listContactPage,
@@ -40,10 +39,7 @@ export interface ListContactsInput {
 export type ContactSummary = z.infer<typeof ContactSummarySchema>;
 
 /** ContactsTotals: disjoint counts by type, honouring the `type` filter. */
-export interface ContactsTotals {
-  byType: ContactTypeCounts;
-  grandTotal: { count: number };
-}
+export type ContactsTotals = z.infer<typeof ContactsTotalsSchema>;
 
 export type ContactsPage = { contacts: ContactSummary[] } & ListFields<ContactsTotals>;
 

@@ -1,5 +1,7 @@
+import type { z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import { boundedCache } from "../../cache.ts";
+import type { ForecastVarianceSchema } from "../../contracts/agent/forecast.ts";
 import type { DbOrTx } from "../../db/client.ts";
 import { forecastHistory } from "../../db/schema/index.ts";
 import { type Cents, centsToDecimal, toCents } from "../../domain/forecasting/cents.ts";
@@ -80,43 +82,13 @@ export async function recordForecastHistory(
 }
 
 /** One forecast of a past week: made `horizon` weeks ahead (1: during that week). */
-export interface PastForecast {
-  horizon: number;
-  /** The local day it was made on: the first kept day of its week 1. */
-  madeOn: string;
-  inflow: string;
-  outflow: string;
-  closing: string;
-  closingLow?: string;
-  closingHigh?: string;
-  /** forecast − actual (positive: the forecast was too high). */
-  closingError: string;
-  inflowError: string;
-  outflowError: string;
-  /** Whether the actual closing fell inside the forecast's band (absent without a band). */
-  withinBand?: boolean;
-}
+export type PastForecast = VarianceWeek["forecasts"][number];
 
 /** A completed week: what happened, and what was forecast for it at each horizon kept. */
-export interface VarianceWeek {
-  weekStart: string;
-  weekEnd: string;
-  actual: { opening: string; inflow: string; outflow: string; closing: string };
-  /** By horizon, 1 first; horizons with no kept forecast are absent. */
-  forecasts: PastForecast[];
-}
+export type VarianceWeek = ForecastVariance["weeks"][number];
 
 /** The BASE forecast's track record (`GET /api/agent/forecast?variance=true`, the dashboard). */
-export interface ForecastVariance {
-  /** The organisation's today: weeks ending before it are complete. */
-  asOfDate: string;
-  /** The oldest kept forecast's day; null before the first. */
-  keptSince: string | null;
-  /** Completed weeks with at least one kept forecast, latest first. */
-  weeks: VarianceWeek[];
-  /** Over `weeks`, per horizon with at least one forecast: closing error's mean |e| and mean e. */
-  byHorizon: { horizon: number; weeks: number; meanAbsoluteError: string; bias: string }[];
-}
+export type ForecastVariance = z.infer<typeof ForecastVarianceSchema>;
 
 /**
  * The track record of the organisation's BASE forecast over the last `weeks` completed weeks:

@@ -1,21 +1,12 @@
+import type { z } from "@hono/zod-openapi";
+import type { alertFields } from "../../contracts/agent/alerts.ts";
+import type { OrgsResponseSchema } from "../../contracts/agent/orgs.ts";
 import type { DbOrTx } from "../../db/client.ts";
 import { listReachableOrgRows } from "../../db/queries/reach.ts";
 import type { AuthenticatedKey } from "../context.ts";
 
-/** One organisation a key can read. */
-export interface ReachableOrg {
-  id: string;
-  name: string;
-  baseCurrency: string;
-  timezone: string;
-}
-
-/** What `GET /api/agent/orgs` answers. */
-export interface ReachableOrgs {
-  /** PARTNER for partner keys; USER for USER keys and for organisation (`cr_live_`) keys. */
-  keyKind: "PARTNER" | "USER";
-  orgs: ReachableOrg[];
-}
+/** What `GET /api/agent/orgs` answers (alerts are the pipeline's). */
+export type ReachableOrgs = Omit<z.infer<typeof OrgsResponseSchema>, keyof typeof alertFields>;
 
 /**
  * The organisations the key reaches right now, sorted by name then id (see

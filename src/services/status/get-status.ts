@@ -1,4 +1,6 @@
+import type { z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
+import type { StatusKeySchema } from "../../contracts/agent/status.ts";
 import type { DbOrTx } from "../../db/client.ts";
 import { apiKeys, ledgerConnections } from "../../db/schema/index.ts";
 import type { ServiceContext } from "../context.ts";
@@ -6,16 +8,7 @@ import { NotFoundError } from "../errors.ts";
 import type { MeterFigures } from "../metering/metering.ts";
 
 /** The key block of /status. */
-export interface StatusKey {
-  prefix: string;
-  label: string;
-  family: "cr_live" | "crun";
-  kind: "ORG" | "USER" | "PARTNER";
-  scopes: string[];
-  createdAt: string;
-  /** The previous call's time (this call is recorded after it answers); null if none. */
-  lastUsedAt: string | null;
-}
+export type StatusKey = z.infer<typeof StatusKeySchema>;
 
 /** The burst cap this deployment applies (`burstLimit` of /status; BURST_LIMIT_PER_MINUTE). */
 export interface BurstLimitFigures {

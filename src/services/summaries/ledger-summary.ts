@@ -3,7 +3,11 @@ import { sql } from "drizzle-orm";
 import type { alertFields } from "../../contracts/agent/alerts.ts";
 import type {
   ExpensesSummaryResponseSchema,
+  GrossProfitSchema,
   RevenueSummaryResponseSchema,
+  SummaryBucketSchema,
+  SummaryMonthBucketSchema,
+  SummaryTopContactSchema,
 } from "../../contracts/agent/revenue-summary.ts";
 import type { DbOrTx } from "../../db/client.ts";
 import { LEDGER_STATUSES, type LedgerStatus } from "../../db/schema/index.ts";
@@ -28,28 +32,13 @@ export const SENSITIVE_CONTACT_NAME = "Sensitive contact";
 export const TOP_N_DEFAULT = 10;
 export const TOP_N_MAX = 100;
 
-export interface SummaryBucket {
-  count: number;
-  amount: string;
-}
+export type SummaryBucket = z.infer<typeof SummaryBucketSchema>;
 
-export interface SummaryMonthBucket extends SummaryBucket {
-  month: string;
-}
+export type SummaryMonthBucket = z.infer<typeof SummaryMonthBucketSchema>;
 
-export interface SummaryTopContact extends SummaryBucket {
-  contactId: string;
-  name: string;
-}
+export type SummaryTopContact = z.infer<typeof SummaryTopContactSchema>;
 
-export interface GrossProfit {
-  revenue: string;
-  costOfGoods: string;
-  grossProfit: string;
-  /** (revenue − costOfGoods) / revenue, a fraction (0.64 = 64%), 4 decimals; null without revenue. */
-  marginPercent: number | null;
-  window: SummaryWindow;
-}
+export type GrossProfit = z.infer<typeof GrossProfitSchema>;
 
 /** Spec: RevenueSummaryResponse / ExpensesSummaryResponse (alerts are the pipeline's). */
 export type LedgerSummaryResponse = Omit<
