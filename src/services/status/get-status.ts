@@ -1,33 +1,18 @@
 import type { z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
-import type { StatusKeySchema } from "../../contracts/agent/status.ts";
+import type { alertFields } from "../../contracts/agent/alerts.ts";
+import type { BurstLimitSchema, StatusResponseSchema } from "../../contracts/agent/status.ts";
 import type { DbOrTx } from "../../db/client.ts";
 import { apiKeys, ledgerConnections } from "../../db/schema/index.ts";
 import type { ServiceContext } from "../context.ts";
 import { NotFoundError } from "../errors.ts";
 import type { MeterFigures } from "../metering/metering.ts";
 
-/** The key block of /status. */
-export type StatusKey = z.infer<typeof StatusKeySchema>;
-
 /** The burst cap this deployment applies (`burstLimit` of /status; BURST_LIMIT_PER_MINUTE). */
-export interface BurstLimitFigures {
-  /** Requests admitted per key per endpoint in any sliding window. */
-  limit: number;
-  windowSeconds: number;
-}
+export type BurstLimitFigures = z.infer<typeof BurstLimitSchema>;
 
 /** The /status body before the pipeline adds alerts. */
-export interface StatusBody {
-  subscription: MeterFigures["subscription"];
-  quota: MeterFigures["quota"];
-  usage: MeterFigures["usage"];
-  key: StatusKey;
-  environment: "dev" | "prod";
-  /** When the organisation's ledger last synced successfully; null if never. */
-  lastSuccessfulSync: string | null;
-  burstLimit: BurstLimitFigures;
-}
+export type StatusBody = Omit<z.infer<typeof StatusResponseSchema>, keyof typeof alertFields>;
 
 /**
  * `GET /api/agent/status`: subscription, daily bucket, credit window, key and environment, from
