@@ -1,7 +1,8 @@
-import { and, asc, eq, ilike, or, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client.ts";
 import { ledgerAccounts, PNL_POSITIONS, type PnlPosition } from "../../db/schema/index.ts";
 import { InvalidParameterError, NotFoundError } from "../errors.ts";
+import { ACCOUNT_ORDER, accountSearch, countAccounts } from "../sensitivity/account-search.ts";
 import { rowsOf } from "../summaries/summary-cache.ts";
 
 /*
@@ -58,10 +59,6 @@ export interface AccountCategory {
   isSensitive: boolean;
 }
 
-function likePattern(q: string): string {
-  return `%${q.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-}
-
 /**
  * One page of the organisation's ledger accounts by code (accounts without one last), then name;
  * `q` matches a fragment of the name or the code, case-insensitively. `total` counts every match.
@@ -71,13 +68,7 @@ export async function listAccountCategories(
   orgId: string,
   opts: { q?: string | undefined; offset: number; limit: number },
 ): Promise<{ rows: AccountCategory[]; total: number }> {
-  const q = opts.q?.trim();
-  const where = and(
-    eq(ledgerAccounts.orgId, orgId),
-    q
-      ? or(ilike(ledgerAccounts.name, likePattern(q)), ilike(ledgerAccounts.code, likePattern(q)))
-      : undefined,
-  );
+  const where = accountSearch(orgId, opts.q);
   const list = await db
     .select({
       id: ledgerAccounts.id,
@@ -92,17 +83,10 @@ export async function listAccountCategories(
     })
     .from(ledgerAccounts)
     .where(where)
-    .orderBy(
-      sql`${ledgerAccounts.code} collate "C" nulls last`,
-      sql`${ledgerAccounts.name} collate "C"`,
-      asc(ledgerAccounts.id),
-    )
+    .orderBy(...ACCOUNT_ORDER)
     .offset(opts.offset)
     .limit(opts.limit);
-  const [count] = await db
-    .select({ n: sql<number>`count(*)::int` })
-    .from(ledgerAccounts)
-    .where(where);
+  const total = await countAccounts(db, where);
   return {
     rows: list.map((a) => ({
       id: a.id,
@@ -117,7 +101,7 @@ export async function listAccountCategories(
       positionIsDefault: a.pnlPosition === null,
       isSensitive: a.isSensitive,
     })),
-    total: count?.n ?? 0,
+    total,
   };
 }
 

@@ -1,6 +1,7 @@
-import { and, asc, eq, ilike, or, sql } from "drizzle-orm";
+import { and, asc, eq, ilike, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client.ts";
 import { contacts, ledgerAccounts } from "../../db/schema/index.ts";
+import { ACCOUNT_ORDER, accountSearch, countAccounts, likePattern } from "./account-search.ts";
 
 /** A ledger account with its sensitive flag. */
 export interface AccountFlagRow {
@@ -23,11 +24,6 @@ export interface ContactFlagRow {
   isSensitive: boolean;
 }
 
-/** Escapes LIKE wildcards so a search for `50%` finds that text literally. */
-function likePattern(q: string): string {
-  return `%${q.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
-}
-
 /**
  * One page of the organisation's ledger accounts, by code (accounts without a code last), then
  * name; `q` filters by a case-insensitive fragment of the name or the code. `total` counts every
@@ -38,13 +34,7 @@ export async function listAccountFlags(
   orgId: string,
   opts: { q?: string | undefined; offset: number; limit: number },
 ): Promise<{ rows: AccountFlagRow[]; total: number }> {
-  const q = opts.q?.trim();
-  const where = and(
-    eq(ledgerAccounts.orgId, orgId),
-    q
-      ? or(ilike(ledgerAccounts.name, likePattern(q)), ilike(ledgerAccounts.code, likePattern(q)))
-      : undefined,
-  );
+  const where = accountSearch(orgId, opts.q);
   const rows = await db
     .select({
       id: ledgerAccounts.id,
@@ -57,18 +47,11 @@ export async function listAccountFlags(
     })
     .from(ledgerAccounts)
     .where(where)
-    .orderBy(
-      sql`${ledgerAccounts.code} collate "C" nulls last`,
-      sql`${ledgerAccounts.name} collate "C"`,
-      asc(ledgerAccounts.id),
-    )
+    .orderBy(...ACCOUNT_ORDER)
     .offset(opts.offset)
     .limit(opts.limit);
-  const [count] = await db
-    .select({ n: sql<number>`count(*)::int` })
-    .from(ledgerAccounts)
-    .where(where);
-  return { rows, total: count?.n ?? 0 };
+  const total = await countAccounts(db, where);
+  return { rows, total };
 }
 
 /**
