@@ -1,3 +1,6 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import type { Db } from "../../src/db/client.ts";
@@ -17,6 +20,7 @@ import {
   type ForecastResponseBody,
   ForecastResponseSchema,
 } from "../../src/http/routes/agent/forecast/index.ts";
+import { seedDemo } from "../../src/services/demo/seed-demo.ts";
 import {
   type ForecastVariance,
   getForecastVariance,
@@ -31,6 +35,7 @@ import {
 import { systemContext } from "../../src/services/system-context.ts";
 import { createTestKey, getJson, TEST_NOW, testApp } from "../helpers/api.ts";
 import { createTestOrg } from "../helpers/factories.ts";
+import { keepReplayedForecasts } from "../helpers/forecast-history.ts";
 import { testDriver } from "../helpers/test-db.ts";
 
 // TEST_NOW is Monday 2 March 2026, 14:04 in Sydney.
@@ -527,6 +532,52 @@ describe(`forecast variance by category (${testDriver})`, () => {
     );
     expect(bad.status).toBe(400);
   });
+
+  it("on the demo business, every week's category rows sum to its forecast and actual totals", async () => {
+    const t = await testApp({ now: TEST_NOW });
+    const demo = await seedDemo(t.db, {
+      seed: "demo",
+      now: TEST_NOW,
+      folder: mkdtempSync(join(tmpdir(), "variance-demo-")),
+    });
+    // Forecasts the engine would have served on the last six Mondays and a Thursday.
+    const origins = ["2026-01-19", "2026-01-26", "2026-02-02", "2026-02-09", "2026-02-12"];
+    await keepReplayedForecasts(t.db, demo.orgId, TEST_NOW, [
+      ...origins,
+      "2026-02-16",
+      "2026-02-23",
+    ]);
+    const ctx = await systemContext(t.db, demo.orgId, TEST_NOW);
+    const v = await getForecastVariance({ ctx, categories: true });
+    expect(v.weeks.length).toBeGreaterThanOrEqual(6);
+    // Forecasts of weeks 1 to 6 ahead, each with its accounts.
+    expect(expectCategoriesSum(v)).toBe(6 + 5 + 4 + 3 + 2 + 1);
+    const last = v.weeks[0];
+    // Real money on real accounts on both sides, not everything in the no-account row.
+    expect(last?.actual.categories?.filter((c) => c.accountId !== null).length).toBeGreaterThan(2);
+    expect(
+      last?.forecasts[0]?.categories?.filter((c) => c.accountId !== null && c.inflow !== "0"),
+    ).not.toEqual([]);
+    // The demo's wages account is sensitive: named for the operator, masked for the demo key.
+    const r = await getJson<ForecastResponseBody>(
+      t.app,
+      "/api/agent/forecast?varianceCategories=true",
+      demo.key,
+    );
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.variance?.redactedCategoryCount).toBeGreaterThan(0);
+    const rowsOf = (x: ForecastVariance | undefined) =>
+      (x?.weeks ?? []).flatMap((w) => [
+        ...(w.actual.categories ?? []),
+        ...w.forecasts.flatMap((f) => f.categories ?? []),
+      ]);
+    const masked = rowsOf(r.body.variance).filter((c) => c.name === "Sensitive account");
+    expect(masked.length).toBe(r.body.variance?.redactedCategoryCount);
+    const maskedIds = new Set(masked.map((c) => c.accountId));
+    const named = rowsOf(v).filter((c) => maskedIds.has(c.accountId));
+    expect(named.length).toBe(masked.length);
+    for (const c of named) expect(c.name).not.toBe("Sensitive account");
+  }, 120_000);
 
   it("keeps the forecast's accounts with each day's row; the engine's weeks sum by category", async () => {
     const t = await testApp();
