@@ -276,7 +276,7 @@ const CategoryVariance: FC<{ week: VarianceWeek | undefined; horizon: number }> 
             {f.categories.map((c) => {
               const a = actualOf.get(c.accountId);
               return (
-                <tr data-account={c.accountId ?? ""}>
+                <tr data-account={c.accountId ?? ""} data-net-error={c.netError}>
                   <td>{c.name}</td>
                   <td class="num">{formatAmount(c.inflow)}</td>
                   <td class="num">{formatAmount(a?.inflow ?? "0")}</td>
