@@ -6,13 +6,15 @@
  *
  * FAMILY_SEED (default "family"), FAMILY_NOW (default 2026-11-22T01:00:00Z, a Sunday noon in
  * Sydney), FAMILY_BUSINESSES (comma-separated; default every one), FAMILY_ORIGINS (default 39),
- * FAMILY_JSON (a file to write every result to).
+ * FAMILY_JSON (a file to write every result to). After the family, the demo itself (the roaster
+ * on seed "demo", what `cashrunway demo` makes) is backtested as one more row, "demo"; the
+ * issue's targets are for the family and the demo. FAMILY_DEMO=0 leaves it out.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openPglite } from "../src/db/client.ts";
-import { BUSINESSES, isBusiness } from "../src/demo/business.ts";
+import { BUSINESSES, type Business, isBusiness } from "../src/demo/business.ts";
 import { DEFAULT_ORIGINS, runBacktest } from "../src/domain/forecasting/backtest.ts";
 import { backtestTable, familySummary } from "../src/domain/forecasting/backtest-report.ts";
 import { seedDemo } from "../src/services/demo/seed-demo.ts";
@@ -25,30 +27,38 @@ const kinds = (process.env.FAMILY_BUSINESSES ?? BUSINESSES.join(","))
   .split(",")
   .map((s) => s.trim())
   .filter(isBusiness);
+/** Each row: a label, the business generated and its seed. */
+const runs: { label: string; business: Business; seed: string }[] = kinds.map((business) => ({
+  label: business,
+  business,
+  seed: SEED,
+}));
+if (process.env.FAMILY_DEMO !== "0")
+  runs.push({ label: "demo", business: "roaster", seed: "demo" });
 
 const database = await openPglite();
 const results: Record<string, unknown> = {};
 const summaries: string[] = [];
 try {
-  for (const business of kinds) {
+  for (const { label, business, seed } of runs) {
     const t0 = performance.now();
     const seeded = await seedDemo(database.db, {
-      seed: SEED,
+      seed,
       now: NOW,
       business,
-      name: `Family ${business}`,
-      folder: mkdtempSync(join(tmpdir(), `family-${business}-`)),
+      name: `Family ${label}`,
+      folder: mkdtempSync(join(tmpdir(), `family-${label}-`)),
     });
     const t1 = performance.now();
     const data = await loadBacktestData(database.db, seeded.orgId, NOW);
     const r = runBacktest(data, { origins: ORIGINS });
     const t2 = performance.now();
-    results[business] = r;
+    results[label] = r;
     console.log(
-      `\n${business} (seed ${SEED}, ${seeded.summary.counts.invoices} invoices, ${seeded.summary.counts.bills} bills, ${seeded.summary.counts.purchaseOrders} purchase orders; seeded in ${((t1 - t0) / 1000).toFixed(1)} s, backtest ${((t2 - t1) / 1000).toFixed(1)} s)`,
+      `\n${label} (${business}, seed ${seed}, ${seeded.summary.counts.invoices} invoices, ${seeded.summary.counts.bills} bills, ${seeded.summary.counts.purchaseOrders} purchase orders; seeded in ${((t1 - t0) / 1000).toFixed(1)} s, backtest ${((t2 - t1) / 1000).toFixed(1)} s)`,
     );
     for (const line of backtestTable(r)) console.log(line);
-    summaries.push(familySummary(business, r));
+    summaries.push(familySummary(label, r));
   }
   console.log(
     "\nBASE's MAE against the better naive baseline (target ≤ −30%), |bias| ÷ MAE (target < 0.33):",

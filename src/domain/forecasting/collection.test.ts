@@ -31,12 +31,13 @@ describe("collection model: when open receivables are paid", () => {
   it.each([
     // [contact, days overdue, expected lateness]
     ["A", -10, 2], // not yet due: A's median (lower middle of 0, 2, 4, 30)
-    ["A", 3, 4], // 3 days late already: among A's payments ≥ 3 (4, 30) → 4
+    ["A", 3, 4], // 3 days late already: among A's payments > 3 (4, 30) → 4
     ["A", 10, 30], // only the 30-day one was that late
     ["A", 31, null], // nobody ever paid 31 days late: doubtful
     ["B", -5, 0], // one payment of its own is too few: the organisation's (−3, 0, 0, 2, 4, 30) → 0
     ["B", 1, 4], // organisation ≥ 1: 2, 4, 30 → 4
-    ["Z", 0, 2], // unknown customer: the organisation's ≥ 0: 0, 0, 2, 4, 30 → 2
+    ["Z", 0, 4], // unknown customer, due today and unpaid tonight: the organisation's > 0 → 4
+    ["A", 4, 30], // 4 days late at the end of today: a 4-day payment would have come today
   ] as const)("customer %s, %s days overdue → %s", (contact, overdue, expected) => {
     expect(expectedLateness(model, contact, overdue)).toBe(expected);
   });
@@ -87,6 +88,31 @@ describe("latenessSpread: an open receivable spread over past payments, never-pa
     const s = latenessSpread(model, "A", 3);
     expect(s && [...s.values]).toEqual([4, 30]);
     expect(s?.unpaid).toBe(1);
+  });
+
+  it("a customer who never paid an invoice this late is judged on their own record", () => {
+    // D paid once on time and left three invoices unpaid for over 91 days: three of four
+    // invoices on their record, so a fresh invoice of D's is theirs to judge, not the
+    // organisation's (whose payers all paid).
+    const m = fitCollection(
+      [
+        paid("D", 0),
+        open("D", addDays(today, -150)),
+        open("D", addDays(today, -130)),
+        open("D", addDays(today, -120)),
+        paid("P", 1),
+        paid("P", 2),
+        paid("P", 3),
+      ],
+      today,
+    );
+    const fresh = latenessSpread(m, "D", -10);
+    expect(fresh && [...fresh.values]).toEqual([0]);
+    expect(fresh).toMatchObject({ unpaid: 3, own: true });
+    // 10 days overdue: D never paid one that late; every share is unpaid.
+    const late = latenessSpread(m, "D", 10);
+    expect(late && [...late.values]).toEqual([]);
+    expect(late).toMatchObject({ unpaid: 3, own: true });
   });
 
   it("without the date, no invoice is judged unpaid (the model as before)", () => {

@@ -4,9 +4,9 @@ import type { SalesHistoryEntry } from "./types.ts";
 /**
  * When customers actually pay: lateness (payment date − due date, in days; negative = early)
  * of paid invoices, per customer and across the organisation. An open receivable is expected on
- * its due date plus the median lateness *among past payments at least as late as this invoice
- * already is* (the conditional median: an invoice 20 days overdue is compared with payments
- * that came 20 or more days late). docs/forecast.md, "Receivable timing".
+ * its due date plus the median lateness *among past payments later than this invoice already
+ * is* (the conditional median: an invoice 20 days overdue at the end of today is compared with
+ * payments that came more than 20 days late). docs/forecast.md, "Receivable timing".
  */
 
 /** Paid invoices a customer needs before their own habit is used (else the organisation's). */
@@ -94,7 +94,7 @@ export function lowerBound(sorted: Int32Array, x: number): number {
 
 /**
  * The expected lateness of an open receivable already `overdueDays` past its due date (negative
- * when not yet due): the median of the past lateness values ≥ overdueDays, from the customer's
+ * when not yet due): the median of the past lateness values > overdueDays, from the customer's
  * own payments when they have MIN_OWN_PAYMENTS and one at least this late, else the
  * organisation's. `undefined` when there is no history at all; `null` when no payment of the
  * organisation was ever this late (a doubtful receivable).
@@ -113,9 +113,13 @@ export function expectedLateness(
   return conditionalMedian(model.all, overdueDays);
 }
 
-/** The median of the values ≥ x of a sorted array (the lower middle), or null when none. */
+/**
+ * The median of the values later than x of a sorted array (the lower middle), or null when
+ * none. Strictly later: the books stand at the end of today, so a payment that would have come
+ * exactly `overdueDays` late (today) has not.
+ */
 function conditionalMedian(sorted: Int32Array, x: number): number | null {
-  const from = lowerBound(sorted, x);
+  const from = lowerBound(sorted, x + 1);
   if (from >= sorted.length) return null;
   return sorted[from + ((sorted.length - from - 1) >> 1)] ?? null;
 }
@@ -130,9 +134,9 @@ export function medianLateness(model: CollectionModel, contactId: string | null)
   return Math.max(0, Math.round(m));
 }
 
-/** How a receivable is spread: past lateness values at least as late, and the unpaid share. */
+/** How a receivable is spread: past lateness values later than today, and the unpaid share. */
 export interface LatenessSpread {
-  /** Sorted lateness of past payments at least as late as the receivable already is. */
+  /** Sorted lateness of past payments later than the receivable already is. */
   values: Int32Array;
   /** Past invoices at least this overdue that were never paid (UNPAID_AFTER_DAYS on). */
   unpaid: number;
@@ -142,9 +146,10 @@ export interface LatenessSpread {
 
 /**
  * The past lateness values an open receivable `overdueDays` past due is spread over: the
- * customer's (or the organisation's) payments at least this late, sorted, with the count of
- * their invoices at least this overdue that were never paid; the customer's own when they have
- * MIN_OWN_PAYMENTS paid invoices and one at least this late, as expectedLateness chooses.
+ * customer's (or the organisation's) payments later than that, sorted, with the count of their
+ * invoices at least this overdue that were never paid; the customer's own when they have
+ * MIN_OWN_PAYMENTS paid or never-paid invoices and one of them this late (a customer who never
+ * paid one this late: values empty, every share unpaid).
  * `undefined` without history, `null` when doubtful (nothing ever this late).
  */
 export function latenessSpread(
@@ -153,20 +158,17 @@ export function latenessSpread(
   overdueDays: number,
 ): LatenessSpread | null | undefined {
   const own = contactId ? model.byContact.get(contactId) : undefined;
-  if (own && own.length >= MIN_OWN_PAYMENTS) {
-    const from = lowerBound(own, overdueDays);
-    if (from < own.length)
-      return {
-        values: own.subarray(from),
-        unpaid: countFrom(
-          contactId ? model.unpaidByContact.get(contactId) : undefined,
-          overdueDays,
-        ),
-        own: true,
-      };
+  const ownUnpaid = contactId ? model.unpaidByContact.get(contactId) : undefined;
+  // A customer whose invoices went unpaid has a record of their own even with few payments: a
+  // bad debtor's next invoice is judged by their history, not by the organisation's payers.
+  if ((own?.length ?? 0) + (ownUnpaid?.length ?? 0) >= MIN_OWN_PAYMENTS) {
+    const values = own ? own.subarray(lowerBound(own, overdueDays + 1)) : new Int32Array(0);
+    const unpaid = countFrom(ownUnpaid, overdueDays);
+    if (values.length > 0 || unpaid > 0) return { values, unpaid, own: true };
   }
   if (model.all.length === 0) return undefined;
-  const from = lowerBound(model.all, overdueDays);
+  // Strictly later than today (conditionalMedian says why).
+  const from = lowerBound(model.all, overdueDays + 1);
   return from < model.all.length
     ? {
         values: model.all.subarray(from),

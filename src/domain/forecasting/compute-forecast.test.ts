@@ -313,16 +313,16 @@ describe("computeForecast, golden scenario pinned to Wed 11 March 2026 (Sydney)"
 
   it("BASE: receivables when their customer habitually pays, overdue ones from week 1, the chain exact", () => {
     const r = computeForecast(input("BASE"));
-    // Week 1: inv2 (due 1 Mar, 10 days late) spread over CUST2's payments at least 10 days
-    // late: 10, 12, 14 (11, 13, 15 Mar: ¾ of 500 in week 1) and 80 (20 May: ¼ in week 11); out
-    // bill1 400 (planned 13 Mar) + bill2 150 + March rent 2000.
+    // Week 1: inv2 (due 1 Mar, 10 days late and unpaid at the end of today) spread over CUST2's
+    // payments more than 10 days late: 12, 14 (13, 15 Mar: ⅔ of 500 in week 1) and 80 (20 May:
+    // ⅓ in week 11); out bill1 400 (planned 13 Mar) + bill2 150 + March rent 2000.
     expect(r.weeks[0]).toMatchObject({
-      inflow: "375",
-      guaranteedInflow: "375",
+      inflow: "333.33",
+      guaranteedInflow: "333.33",
       forecastInflow: "0",
       outflow: "2550",
-      net: "-2175",
-      closing: "7825",
+      net: "-2216.67",
+      closing: "7783.33",
       itemIds: ["inv2", "bill1", "bill2", "rentMar"],
       overdueItemIds: ["inv2", "bill2"],
       probabilityWeighted: false,
@@ -332,14 +332,14 @@ describe("computeForecast, golden scenario pinned to Wed 11 March 2026 (Sydney)"
     expect(r.weeks[1]).toMatchObject({
       inflow: "550",
       outflow: "3000",
-      closing: "5375",
+      closing: "5333.33",
       overdueItemIds: ["inv3"],
     });
     // Week 3: inv1 (due 20 Mar; CUST1 paid 5, 7 and 9 days late → 25, 27, 29 Mar); po1 330 out.
     expect(r.weeks[2]).toMatchObject({
       inflow: "1000",
       outflow: "330",
-      closing: "6045",
+      closing: "6003.33",
       itemIds: ["inv1", "po1"],
     });
     expect(r.weeks[2]?.categories).toEqual({
@@ -353,14 +353,14 @@ describe("computeForecast, golden scenario pinned to Wed 11 March 2026 (Sydney)"
       },
     });
     // Week 4: inv6 650 USD at 0.65 = 1000 AUD (due 26 Mar + 7); manual −100 and payroll 2 Apr out.
-    expect(r.weeks[3]).toMatchObject({ inflow: "1000", outflow: "3100", closing: "3945" });
+    expect(r.weeks[3]).toMatchObject({ inflow: "1000", outflow: "3100", closing: "3903.33" });
     // Week 5: the pipeline deal weighted 1000 × 0.4; ¼ of inv5 (SUBMITTED, due 2 Apr; CUST2's
     // 10 days → 12 Apr).
     expect(r.weeks[4]).toMatchObject({
       inflow: "450",
       guaranteedInflow: "450",
       outflow: "0",
-      closing: "4395",
+      closing: "4353.33",
       probabilityWeighted: true,
     });
     // Week 6: half of inv5 (12 and 14 days → 14, 16 Apr; its last quarter, 80 days, is after
@@ -368,20 +368,21 @@ describe("computeForecast, golden scenario pinned to Wed 11 March 2026 (Sydney)"
     expect(r.weeks[5]).toMatchObject({
       inflow: "800",
       outflow: "5000",
-      closing: "195",
+      closing: "153.33",
       itemIds: ["inv5", "inv7", expect.stringMatching(/^rec_/), expect.stringMatching(/^rec_/)],
     });
+    // inv2's extra third (41.67) moves from week 1 to week 11.
     expect(closings(r)).toEqual([
-      "7825",
-      "5375",
-      "6045",
-      "3945",
-      "4395",
-      "195",
-      "195",
-      "-2805",
-      "-2805",
-      "-7805",
+      "7783.33",
+      "5333.33",
+      "6003.33",
+      "3903.33",
+      "4353.33",
+      "153.33",
+      "153.33",
+      "-2846.67",
+      "-2846.67",
+      "-7846.67",
       "-7680",
       "-10680",
       "-10680",
@@ -394,10 +395,10 @@ describe("computeForecast, golden scenario pinned to Wed 11 March 2026 (Sydney)"
       minClosingCash: "-10680",
       minClosingCashWeekIndex: 11,
     });
-    // inv2's last quarter lands in week 11 (1 Mar + 80 = 20 May).
+    // inv2's last third lands in week 11 (1 Mar + 80 = 20 May).
     expect(r.lines.filter((l) => l.itemId === "inv2").map((l) => [l.weekIndex, l.amount])).toEqual([
-      [0, "375"],
-      [10, "125"],
+      [0, "333.33"],
+      [10, "166.67"],
     ]);
     // Drafts, suppressed / billed / draft purchase orders and items past week 13 never appear;
     // inv9 is later than any payment the organisation ever received: doubtful, left out.
@@ -476,7 +477,9 @@ describe("computeForecast, golden scenario pinned to Wed 11 March 2026 (Sydney)"
   it("WORST: no receivable before due + its customer's median lateness, >60 days overdue left out", () => {
     const r = computeForecast(input("WORST"));
     expect(weekOf(r, "inv1")).toBe(3); // CUST1 median 7: 27 Mar
-    expect(r.lines.find((l) => l.itemId === "inv2")?.date).toBe("2026-03-14"); // CUST2 median 13 (later than BASE's 13 Mar)
+    // CUST2's median 13 days (14 Mar) or, later, its median among payments more than 10 days
+    // late: 14 days (15 Mar).
+    expect(r.lines.find((l) => l.itemId === "inv2")?.date).toBe("2026-03-15");
     expect(r.lines.find((l) => l.itemId === "inv5")?.date).toBe("2026-04-15"); // 2 Apr + 13
     expect(weekOf(r, "inv3")).toBe(0); // 69 days overdue: at risk
     expect(r.excluded).toContainEqual({ itemId: "inv3", reason: "at risk: 69 days overdue" });
@@ -524,17 +527,19 @@ describe("computeForecast, golden scenario pinned to Wed 11 March 2026 (Sydney)"
     expect(weekOf(r, "rentMar")).toBe(3); // 15 + 10 = 25 Mar
     // The pipeline deal 1000 × 0.5, and a third of inv6 (due 26 Mar + 9 + 3 = 7 Apr).
     expect(r.weeks[4]).toMatchObject({ inflow: "833.33" });
+    // inv2: CUST2's payments more than 10 days late (12, 14, 80) + 3 → 16 and 18 Mar (⅔ of 500
+    // in week 2), 23 May (⅓ in week 11).
     expect(closings(r)).toEqual([
-      "9975",
-      "7475",
-      "5628.33",
-      "3461.67",
-      "4295",
-      "145",
-      "145",
-      "-2855",
-      "-2855",
-      "-7855",
+      "9850",
+      "7433.33",
+      "5586.66",
+      "3420",
+      "4253.33",
+      "103.33",
+      "103.33",
+      "-2896.67",
+      "-2896.67",
+      "-7896.67",
       "-7730",
       "-10730",
       "-10730",

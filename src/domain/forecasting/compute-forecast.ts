@@ -514,6 +514,13 @@ export function computeForecast(
         expectedDay === dueDay
           ? latenessSpread(model.collection, item.contactId, overdueDays)
           : undefined;
+      if (spread && spread.values.length === 0 && spread.unpaid > 0) {
+        excluded.push({
+          itemId: item.id,
+          reason: `none of the customer's ${spread.unpaid} past invoices this late was ever paid`,
+        });
+        continue;
+      }
       if (spread && spread.values.length + spread.unpaid > 1) {
         spreadReceivable(item, spread, dueDay + rules.receivableShiftDays, full, weightMicro);
         continue;
