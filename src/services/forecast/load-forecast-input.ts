@@ -284,7 +284,8 @@ async function loadPurchaseOrders(
   db: DbOrTx,
   org: ForecastOrg,
   documents: readonly BookDocument[],
-  docRows: readonly { id: string; number: string | null }[],
+  /** The rows `documents` were made from, in the same order (for their numbers). */
+  docRows: readonly { number: string | null }[],
   account: (code: string | null) => string | null,
 ): Promise<BookPurchaseOrder[]> {
   const list = rows<{
@@ -318,25 +319,24 @@ async function loadPurchaseOrders(
       ORDER BY po.id COLLATE "C"`),
   );
   if (list.length === 0) return [];
-  const numberOf = new Map(docRows.map((d) => [d.id, d.number]));
   // Each supplier's bills, in document order, and the same bills by number: an organisation
   // has thousands of billed orders per supplier, each looked up by its number and reference.
   const billsOf = new Map<string, SupplierBills>();
-  for (const d of documents) {
-    if (d.type !== "ACCPAY" || d.contactId === null) continue;
-    if (d.status === "VOIDED" || d.status === "DELETED") continue;
+  documents.forEach((d, i) => {
+    if (d.type !== "ACCPAY" || d.contactId === null) return;
+    if (d.status === "VOIDED" || d.status === "DELETED") return;
     let supplier = billsOf.get(d.contactId);
     if (!supplier) {
       supplier = { all: [], byNumber: new Map() };
       billsOf.set(d.contactId, supplier);
     }
-    const entry = { order: supplier.all.length, number: norm(numberOf.get(d.id) ?? null), doc: d };
+    const entry = { order: supplier.all.length, number: norm(docRows[i]?.number ?? null), doc: d };
     supplier.all.push(entry);
-    if (entry.number === null) continue;
+    if (entry.number === null) return;
     const same = supplier.byNumber.get(entry.number);
     if (same) same.push(entry);
     else supplier.byNumber.set(entry.number, [entry]);
-  }
+  });
   const knownOn = (d: BookDocument) => {
     const issued = d.issueDate ?? d.updatedOn;
     if (issued === null) return d.updatedOn;
