@@ -40,8 +40,8 @@ import { rulesFor, type ScenarioRules } from "./scenarios.ts";
 import {
   describeLag,
   fitPurchaseOrderTiming,
+  openOrderLag,
   type PurchaseOrderTiming,
-  purchaseOrderLag,
 } from "./timing.ts";
 import type {
   Flow,
@@ -509,8 +509,17 @@ export function computeForecast(
     const amount = baseCents(po.total, po.currency, base, po.currencyRate);
     if (amount <= 0) continue;
     const delivered = dayNumber(po.deliveryDate ?? po.expectedArrivalDate ?? po.issueDate ?? today);
-    const lag = purchaseOrderLag(model.purchaseOrderTiming, po.contactId);
-    const day = delivered + (lag?.lagDays ?? 0);
+    // Still unbilled today: only past orders paid later than that many days after delivery tell
+    // when (the receivables' rule, timing.ts openOrderLag).
+    const timing = openOrderLag(model.purchaseOrderTiming, po.contactId, todayDay - delivered);
+    if (timing === null) {
+      excluded.push({
+        itemId: po.id,
+        reason: `doubtful: delivered ${todayDay - delivered} days ago and unbilled, later than any past order was paid`,
+      });
+      continue;
+    }
+    const day = delivered + timing.lagDays;
     place(
       po.id,
       "PURCHASE_ORDER",
@@ -523,7 +532,7 @@ export function computeForecast(
       delivered < todayDay,
       po.accountId,
       po.contactId,
-      describeLag(lag),
+      describeLag(timing.lag, timing.lagDays),
     );
   }
 
