@@ -19,6 +19,8 @@ import {
   latenessSpread,
   lowerBound,
   medianLateness,
+  spreadWeight,
+  unpaidWeight,
 } from "./collection.ts";
 import {
   type CollectionCurves,
@@ -367,6 +369,9 @@ export function computeForecast(
   ) => {
     const total = weightMicro !== null ? weighCents(full, weightMicro) : full;
     const shares = spread.values.length + spread.unpaid;
+    // The amount is shared by weight (1 each, or Kaplan–Meier's for a pool with open invoices);
+    // the notes count the past invoices.
+    const totalWeight = spreadWeight(spread, 0, spread.values.length) + unpaidWeight(spread);
     // Values are sorted: the horizon's end, then each week's last day, is found by binary
     // search, so an organisation-wide history of any length costs 14 searches per receivable.
     const values = spread.values;
@@ -386,16 +391,15 @@ export function computeForecast(
     const overdue = dayNumber(item.expectedDate) < todayDay;
     const fullText = centsToDecimal(full);
     let from = 0;
-    let cum = 0;
     let allocated = 0;
     for (let w = 0; w < WEEKS && from < end; w++) {
       const to = lowerBound(values, week1Start + 7 * (w + 1) - baseDay);
       if (to <= from) continue;
       const n = to - from;
+      const share = spreadWeight(spread, from, to) / totalWeight;
       const day = baseDay + (values[from] ?? 0);
       from = to;
-      cum += n;
-      const upTo = Math.round((total * cum) / shares);
+      const upTo = Math.round((total * spreadWeight(spread, 0, to)) / totalWeight);
       const amount = upTo - allocated;
       allocated = upTo;
       if (amount === 0) continue;
@@ -406,7 +410,7 @@ export function computeForecast(
         day,
         amount,
         full,
-        toMicro(n / shares),
+        toMicro(share),
         false,
         overdue,
         item.accountId,
