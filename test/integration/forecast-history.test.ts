@@ -577,6 +577,28 @@ describe(`forecast variance by category (${testDriver})`, () => {
     const named = rowsOf(v).filter((c) => maskedIds.has(c.accountId));
     expect(named.length).toBe(masked.length);
     for (const c of named) expect(c.name).not.toBe("Sensitive account");
+    // varianceHorizon keeps one forecast per week: last week's forecast of each week.
+    const h1 = await getJson<ForecastResponseBody>(
+      t.app,
+      "/api/agent/forecast?varianceCategories=true&varianceHorizon=1",
+      demo.key,
+    );
+    expect(h1.status, h1.text).toBe(200);
+    expect(h1.body.variance?.weeks.map((w) => w.forecasts.map((f) => f.horizon))).toEqual(
+      r.body.variance?.weeks.map(() => [1]),
+    );
+    expect(h1.body.variance?.weeks[0]?.forecasts[0]).toEqual(
+      r.body.variance?.weeks[0]?.forecasts[0],
+    );
+    expect(h1.body.variance?.byHorizon).toEqual(r.body.variance?.byHorizon);
+    const h6 = await getJson<ForecastResponseBody>(
+      t.app,
+      "/api/agent/forecast?variance=true&varianceHorizon=6",
+      demo.key,
+    );
+    expect(h6.body.variance?.weeks.map((w) => w.weekStart)).toEqual([
+      r.body.variance?.weeks.find((w) => w.forecasts.some((f) => f.horizon === 6))?.weekStart,
+    ]);
   }, 120_000);
 
   it("keeps the forecast's accounts with each day's row; the engine's weeks sum by category", async () => {
