@@ -10,9 +10,13 @@
  *   model     — buildForecastModel: recurring detection + hazard-model fitting (once per recompute);
  *   scenario  — computeForecast with the model, per scenario (BASE, BEST, WORST, CUSTOM);
  *   full      — computeForecast without a shared model (what one scenario costs alone).
+ * And a digest (SHA-256) of everything the recompute derives from the engine (each scenario's
+ * whole result and its learned parameters): a performance change must leave it as it was.
  */
+import { createHash } from "node:crypto";
 import { buildForecastModel, computeForecast } from "../src/domain/forecasting/compute-forecast.ts";
 import { addDays } from "../src/domain/forecasting/dates.ts";
+import { learnedParameters } from "../src/domain/forecasting/learned.ts";
 import type {
   ForecastInput,
   OpenItem,
@@ -204,8 +208,16 @@ const scenarios: ScenarioInput[] = [
     },
   },
 ];
-// Warm-up (JIT).
-computeForecast({ ...input, scenario: scenarios[0] as ScenarioInput });
+// Warm-up (JIT), and the digest of the outputs.
+const digest = createHash("sha256");
+{
+  const model = buildForecastModel(input);
+  for (const scenario of scenarios) {
+    const result = computeForecast({ ...input, scenario }, model);
+    digest.update(JSON.stringify(result));
+    digest.update(JSON.stringify(learnedParameters(model, result)));
+  }
+}
 
 const modelTimes = { wall: [] as number[], cpu: [] as number[] };
 const perScenario = new Map<string, { wall: number[]; cpu: number[] }>();
@@ -233,3 +245,4 @@ for (const [kind, x] of perScenario)
   console.log(`scenario ${kind.padEnd(6)} with shared model: ${fmt(x.wall, x.cpu)}`);
 console.log(`one scenario alone (model included): ${fmt(fullTimes.wall, fullTimes.cpu)}`);
 console.log(`BASE: ${last}`);
+console.log(`outputs digest: ${digest.digest("hex")}`);

@@ -2036,12 +2036,13 @@ export interface components {
                  */
                 level: number;
                 /**
-                 * @description At horizon h the band is closing minus the conformal 10th/90th percentile ranks of the organisation's own backtest errors (forecast − actual of the served BASE engine) at h; the same errors band every scenario.
+                 * @description How the band was built from the organisation's own backtest errors (forecast − actual of the served BASE engine). Current: at horizon h the band is closing − c ± q·w, with c the median of the errors at h and w their mean absolute deviation from c; q is the conformal 80% rank of the scores |e − c| ÷ w of every past error at every horizon (each scored with the c and w known at its own origin). The older per-horizon method (conformal 10th/90th percentile ranks of the errors at h) appears only on snapshots computed before it was replaced. The same errors band every scenario.
+                 * @example normalised split-conformal on backtest residuals, pooled over horizons
                  * @enum {string}
                  */
-                method: "split-conformal on backtest residuals per horizon";
+                method: "normalised split-conformal on backtest residuals, pooled over horizons" | "split-conformal on backtest residuals per horizon";
                 /**
-                 * @description `insufficient_history`: no week has a band yet (fewer than 12 backtest weeks at every horizon, or no backtest yet); `partial`: the later weeks lack one.
+                 * @description `insufficient_history`: no week has a band yet (fewer than 6 backtest weeks at every horizon, fewer than 12 errors over all horizons, or no backtest yet); `partial`: the later weeks lack one.
                  * @enum {string}
                  */
                 status: "calibrated" | "partial" | "insufficient_history";

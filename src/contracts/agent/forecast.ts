@@ -228,13 +228,19 @@ export const ForecastResponseSchema = withAlerts(
     closingInterval: z
       .object({
         level: z.number().openapi({ description: "Nominal coverage of the band.", example: 0.8 }),
-        method: z.literal("split-conformal on backtest residuals per horizon").openapi({
-          description:
-            "At horizon h the band is closing minus the conformal 10th/90th percentile ranks of the organisation's own backtest errors (forecast − actual of the served BASE engine) at h; the same errors band every scenario.",
-        }),
+        method: z
+          .enum([
+            "normalised split-conformal on backtest residuals, pooled over horizons",
+            "split-conformal on backtest residuals per horizon",
+          ])
+          .openapi({
+            description:
+              "How the band was built from the organisation's own backtest errors (forecast − actual of the served BASE engine). Current: at horizon h the band is closing − c ± q·w, with c the median of the errors at h and w their mean absolute deviation from c; q is the conformal 80% rank of the scores |e − c| ÷ w of every past error at every horizon (each scored with the c and w known at its own origin). The older per-horizon method (conformal 10th/90th percentile ranks of the errors at h) appears only on snapshots computed before it was replaced. The same errors band every scenario.",
+            example: "normalised split-conformal on backtest residuals, pooled over horizons",
+          }),
         status: z.enum(["calibrated", "partial", "insufficient_history"]).openapi({
           description:
-            "`insufficient_history`: no week has a band yet (fewer than 12 backtest weeks at every horizon, or no backtest yet); `partial`: the later weeks lack one.",
+            "`insufficient_history`: no week has a band yet (fewer than 6 backtest weeks at every horizon, fewer than 12 errors over all horizons, or no backtest yet); `partial`: the later weeks lack one.",
         }),
         calibratedOn: z.string().nullable().openapi({
           description: "Local date of the backtest the band comes from; null without one.",

@@ -264,6 +264,71 @@ class Weeks {
   }
 }
 
+/** A predicted customer or supplier with its expected orders (millionths) and cents per week. */
+interface PredictedOrders {
+  prediction: PredictedCustomer;
+  micro: Float64Array;
+  cents: Float64Array;
+}
+
+/** predictedOrders per model: they do not depend on the scenario, so are valued once. */
+const predictedByModel = new WeakMap<ForecastModel, PredictedOrders[]>();
+
+/**
+ * The fitted customers' and suppliers' expected orders per week (seasonal), valued at their
+ * typical order: the customers and suppliers with any, customers first, each in contact order.
+ * The same for every scenario of a model: computed on first use and kept with the model (a
+ * model is never changed once built).
+ */
+function predictedOrders(model: ForecastModel): PredictedOrders[] {
+  const known = predictedByModel.get(model);
+  if (known) return known;
+  const out: PredictedOrders[] = [];
+  const predict = (
+    models: readonly CustomerModel[],
+    weeklyOf: Map<string, Float64Array>,
+    inflow: boolean,
+  ) => {
+    for (const c of models) {
+      const weekly = weeklyOf.get(c.contactId);
+      if (!weekly) continue;
+      const expectedOrders: string[] = [];
+      const amounts: string[] = [];
+      const micros = new Float64Array(WEEKS);
+      const cents = new Float64Array(WEEKS);
+      let any = false;
+      for (let w = 0; w < WEEKS; w++) {
+        const micro = toMicro((weekly[w] ?? 0) * model.season);
+        const value = weighCents(c.typicalOrder, micro);
+        expectedOrders.push(microToDecimal(micro));
+        amounts.push(centsToDecimal(value));
+        micros[w] = micro;
+        cents[w] = value;
+        if (value !== 0) any = true;
+      }
+      if (!any) continue;
+      out.push({
+        prediction: {
+          contactId: c.contactId,
+          direction: inflow ? "in" : "out",
+          accountId: c.accountId,
+          typicalOrder: centsToDecimal(c.typicalOrder),
+          paymentDelayDays: c.paymentDelayDays,
+          medianIntervalDays: c.medianInterval,
+          expectedOrders,
+          amounts,
+        },
+        micro: micros,
+        cents,
+      });
+    }
+  };
+  predict(model.customers, model.weeklyOrders, true);
+  predict(model.suppliers, model.weeklyBills, false);
+  predictedByModel.set(model, out);
+  return out;
+}
+
 /**
  * The day a receivable is expected under the scenario's rules, or null when it is doubtful (no
  * past payment of the customer, or of the organisation, was ever this late).
@@ -571,41 +636,20 @@ export function computeForecast(
     p.cents[w] = (p.cents[w] ?? 0) + value;
     p.orders[w] = (p.orders[w] ?? 0) + micro;
   };
-  const predict = (
-    models: readonly CustomerModel[],
-    weeklyOf: Map<string, Float64Array>,
-    inflow: boolean,
-  ) => {
-    for (const c of models) {
-      const weekly = weeklyOf.get(c.contactId);
-      if (!weekly) continue;
-      const expectedOrders: string[] = [];
-      const amounts: string[] = [];
-      let any = false;
-      for (let w = 0; w < WEEKS; w++) {
-        const micro = toMicro((weekly[w] ?? 0) * model.season);
-        const value = weighCents(c.typicalOrder, micro);
-        expectedOrders.push(microToDecimal(micro));
-        amounts.push(centsToDecimal(value));
-        if (value === 0) continue;
-        any = true;
-        addPredicted(inflow, w, c.accountId, value, micro);
-      }
-      if (!any) continue;
-      predictions.push({
-        contactId: c.contactId,
-        direction: inflow ? "in" : "out",
-        accountId: c.accountId,
-        typicalOrder: centsToDecimal(c.typicalOrder),
-        paymentDelayDays: c.paymentDelayDays,
-        medianIntervalDays: c.medianInterval,
-        expectedOrders,
-        amounts,
-      });
+  for (const p of predictedOrders(model)) {
+    for (let w = 0; w < WEEKS; w++) {
+      const value = p.cents[w] ?? 0;
+      if (value !== 0)
+        addPredicted(
+          p.prediction.direction === "in",
+          w,
+          p.prediction.accountId,
+          value,
+          p.micro[w] ?? 0,
+        );
     }
-  };
-  predict(model.customers, model.weeklyOrders, true);
-  predict(model.suppliers, model.weeklyBills, false);
+    predictions.push(p.prediction);
+  }
   // Run rates: the window's total spread over the coming days (order day + delay = cash day).
   const runRates: ForecastRunRate[] = [];
   const horizonDays = horizonEnd - todayDay;
@@ -744,7 +788,7 @@ export function computeForecast(
     totalInflow: centsToDecimal(totalIn),
     totalOutflow: centsToDecimal(totalOut),
     weeks,
-    lines: acc.lines.flat(),
+    lines: ([] as ForecastLine[]).concat(...acc.lines),
     predictions,
     runRates,
     excluded,
