@@ -1,5 +1,5 @@
-import { baseCents } from "./cents.ts";
 import { dayNumber } from "./dates.ts";
+import { NO_DAY, salesCents, salesDays } from "./sales-history.ts";
 import type { SalesHistoryEntry } from "./types.ts";
 
 /**
@@ -96,13 +96,16 @@ export function fitCollectionCurves(
   const todayDay = dayNumber(today);
   const org = emptyTally();
   const mine = new Map<string, Tally>();
-  for (const e of history) {
-    const issue = dayNumber(e.issueDate);
+  const days = salesDays(history);
+  const totals = salesCents(history, baseCurrency);
+  for (let i = 0; i < history.length; i++) {
+    const e = history[i] as SalesHistoryEntry;
+    const issue = days.issue[i] ?? 0;
     const age = todayDay - issue;
     if (age < 0 || age > CURVE_WINDOW_DAYS) continue;
-    const paid = e.paidDate ? dayNumber(e.paidDate) : null;
-    const delay = paid !== null && paid <= todayDay ? paid - issue : Number.POSITIVE_INFINITY;
-    const cents = baseCents(e.total, e.currency, baseCurrency, e.currencyRate);
+    const paid = days.paid[i] ?? NO_DAY;
+    const delay = paid !== NO_DAY && paid <= todayDay ? paid - issue : Number.POSITIVE_INFINITY;
+    const cents = totals[i] ?? 0;
     if (cents <= 0) continue;
     tally(org, cents, age, delay, e.issueDate);
     let t = mine.get(e.contactId);
