@@ -5,13 +5,12 @@ import { eq } from "drizzle-orm";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { organisations, seats } from "../../src/db/schema/index.ts";
-import { addDays } from "../../src/domain/forecasting/dates.ts";
 import { money } from "../../src/domain/money.ts";
 import { runBrief } from "../../src/services/brief/run-brief.ts";
 import { seedDemo } from "../../src/services/demo/seed-demo.ts";
-import { recordForecastHistory } from "../../src/services/forecast/history.ts";
 import { setDemoOwnerPassword } from "../../src/services/web-auth/set-password.ts";
 import { TEST_NOW, type TestApp, testApp } from "../helpers/api.ts";
+import { keepReplayedForecasts } from "../helpers/forecast-history.ts";
 import { testDriver } from "../helpers/test-db.ts";
 import { chromiumAvailable, launchChromium, serveLocally } from "./chromium.ts";
 
@@ -103,31 +102,9 @@ describe.skipIf(!hasChromium)(`owner's screens in headless Chromium (${testDrive
   });
 
   it("draws the track record: the forecast made N weeks ahead against actual cash, as the API gives it", async () => {
-    // Two kept forecasts of the week of 23 Feb: made that Monday (1 week ahead) and on 2 Feb (4).
-    const weeksFrom = (monday: string, start: number) =>
-      Array.from({ length: 13 }, (_, i) => {
-        const weekStart = addDays(monday, 7 * i);
-        return {
-          weekStart,
-          weekEnd: addDays(weekStart, 6),
-          inflow: "1000",
-          outflow: "500",
-          closing: String(start + 500 * (i + 1)),
-        };
-      });
-    for (const [asOfDate, start] of [
-      ["2026-02-02", 90_000],
-      ["2026-02-23", 120_000],
-    ] as const) {
-      await recordForecastHistory(t.db, {
-        orgId,
-        asOfDate,
-        scenarioId: "scn_kept",
-        computedAt: TEST_NOW,
-        startingCash: String(start),
-        weeks: weeksFrom(asOfDate, start) as never,
-      });
-    }
+    // Two kept forecasts of the week of 23 Feb, as the engine would have served them: made that
+    // Monday (1 week ahead) and on 2 Feb (4 weeks ahead).
+    await keepReplayedForecasts(t.db, orgId, TEST_NOW, ["2026-02-02", "2026-02-23"]);
     type Variance = {
       variance: {
         weeks: {
@@ -162,6 +139,40 @@ describe.skipIf(!hasChromium)(`owner's screens in headless Chromium (${testDrive
         /Over \d+ weeks?: off by/,
       );
     }
+    // The last week by account: the API's category rows (same accounts, same differences).
+    type ByCategory = {
+      variance: {
+        weeks: {
+          weekStart: string;
+          forecasts: {
+            horizon: number;
+            categories?: { accountId: string | null; name: string; netError: string }[];
+          }[];
+        }[];
+      };
+    };
+    const byCategory = await api<ByCategory>("/forecast?varianceCategories=true");
+    const [last] = byCategory.variance.weeks;
+    for (const horizon of [1, 4]) {
+      await page.goto(`${base}/?horizon=${horizon}#track-record`);
+      const rows = await page
+        .locator("#variance-categories tbody tr")
+        .evaluateAll((els) =>
+          els.map((e) => [e.getAttribute("data-account"), e.getAttribute("data-net-error")]),
+        );
+      const expected = (last?.forecasts.find((f) => f.horizon === horizon)?.categories ?? []).map(
+        (c) => [c.accountId ?? "", c.netError],
+      );
+      expect(rows, `horizon ${horizon}`).toEqual(expected);
+      expect(rows.length, `horizon ${horizon}`).toBeGreaterThan(1);
+      await expect(page.locator("#variance-categories").getAttribute("data-week")).resolves.toBe(
+        last?.weekStart,
+      );
+    }
+    // People signed in see real names: no row is masked on the dashboard.
+    await expect(page.locator("#variance-categories").textContent()).resolves.not.toContain(
+      "Sensitive account",
+    );
   });
 
   it("ages the open receivables to the sum of the open invoices the API lists", async () => {

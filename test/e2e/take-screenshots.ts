@@ -15,7 +15,10 @@ import { chromium, type Page } from "playwright-core";
 import { createApp } from "../../src/app.ts";
 import { ConfigSchema } from "../../src/config.ts";
 import { openPglite } from "../../src/db/client.ts";
+import { DEMO_TIMEZONE } from "../../src/demo/generate.ts";
 import { systemClock } from "../../src/domain/clock.ts";
+import { backtestOrigins } from "../../src/domain/forecasting/backtest.ts";
+import { localDate } from "../../src/domain/timezones.ts";
 import { createLogger } from "../../src/logger.ts";
 import { runBrief } from "../../src/services/brief/run-brief.ts";
 import { seedDemo } from "../../src/services/demo/seed-demo.ts";
@@ -32,6 +35,7 @@ import {
 } from "../../src/services/partners/partners.ts";
 import { createUser } from "../../src/services/users/create-user.ts";
 import { setDemoOwnerPassword } from "../../src/services/web-auth/set-password.ts";
+import { keepReplayedForecasts } from "../helpers/forecast-history.ts";
 
 const out = resolve(process.argv[2] ?? "docs/screenshots");
 mkdirSync(out, { recursive: true });
@@ -50,6 +54,14 @@ await createCustomScenario(database.db, {
   now,
 });
 await recomputeForecasts(database.db, { orgId: demo.orgId, now });
+// A track record to show: the forecasts the engine would have served on the last 16 Mondays
+// (the backtest's replay; the service keeps them from the first day on, never back-fills).
+await keepReplayedForecasts(
+  database.db,
+  demo.orgId,
+  now,
+  backtestOrigins(localDate(now, DEMO_TIMEZONE), 16),
+);
 
 // Some history to show: a sensitive key, a personal key, a rotated key, a partner.
 const sensitive = await createApiKey(

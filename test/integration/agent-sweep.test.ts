@@ -33,6 +33,7 @@ const INVALID: Record<string, string | { none: string }> = {
   totals: "maybe",
   type: "vendor",
   variance: "maybe",
+  varianceCategories: "maybe",
 };
 
 interface Operation {

@@ -2036,12 +2036,13 @@ export interface components {
                  */
                 level: number;
                 /**
-                 * @description At horizon h the band is closing minus the conformal 10th/90th percentile ranks of the organisation's own backtest errors (forecast − actual of the served BASE engine) at h; the same errors band every scenario.
+                 * @description How the band was built from the organisation's own backtest errors (forecast − actual of the served BASE engine). Current: at horizon h the band is closing − c ± q·w, with c the median of the errors at h and w their mean absolute deviation from c; q is the conformal 80% rank of the scores |e − c| ÷ w of every past error at every horizon (each scored with the c and w known at its own origin). The older per-horizon method (conformal 10th/90th percentile ranks of the errors at h) appears only on snapshots computed before it was replaced. The same errors band every scenario.
+                 * @example normalised split-conformal on backtest residuals, pooled over horizons
                  * @enum {string}
                  */
-                method: "split-conformal on backtest residuals per horizon";
+                method: "normalised split-conformal on backtest residuals, pooled over horizons" | "split-conformal on backtest residuals per horizon";
                 /**
-                 * @description `insufficient_history`: no week has a band yet (fewer than 12 backtest weeks at every horizon, or no backtest yet); `partial`: the later weeks lack one.
+                 * @description `insufficient_history`: no week has a band yet (fewer than 6 backtest weeks at every horizon, fewer than 12 errors over all horizons, or no backtest yet); `partial`: the later weeks lack one.
                  * @enum {string}
                  */
                 status: "calibrated" | "partial" | "insufficient_history";
@@ -2156,7 +2157,7 @@ export interface components {
                 };
             };
         };
-        /** @description Additive (not in the spec), present only with `variance=true`: the track record of the organisation's BASE forecast (whatever `scenarioId` asks). The service keeps each day's served BASE forecast (the last one of the local day) for 371 days; once a week has passed, each forecast made of it is set against what happened, by week and by direction (closing, inflow, outflow). */
+        /** @description Additive (not in the spec), present only with `variance=true`: the track record of the organisation's BASE forecast (whatever `scenarioId` asks). The service keeps each day's served BASE forecast (the last one of the local day) for 371 days; once a week has passed, each forecast made of it is set against what happened, by week, by direction (closing, inflow, outflow) and, with `varianceCategories=true`, by category. A category is a ledger account: the forecast's own `weeks[].categories.accounts` (kept with each day's forecast), and for what happened the account each movement of the included bank accounts went through (a payment: its document's account; a bank line: its own). The forecast's sources (LEDGER_INVOICE, PREDICTED, RECURRING, …) are not used: a receipt cannot say whether it was forecast as an open invoice, a predicted order or a recurring stream, whereas both sides know the account. Money without an account on either side is the `accountId: null` row, so every week's rows sum to its totals to the cent. */
         ForecastVariance: {
             /**
              * @description The organisation's today: weeks ending before it are complete.
@@ -2196,6 +2197,29 @@ export interface components {
                      * @example 609109.26
                      */
                     closing: string;
+                    /** @description With `varianceCategories=true`: the week's money by the ledger account it moved through (a payment: its invoice's or bill's account, as the forecast categorises the document; a bank line: its account), largest |net| first. The rows sum exactly to inflow and outflow. */
+                    categories?: {
+                        /**
+                         * @description The ledger account (service id, the key of `weeks[].categories.accounts`); null for the row of money with no account: forecast lines without one (such as predicted orders of no category) and actual movements whose document or bank line has none (transfers between bank accounts, unapplied payments).
+                         * @example acc_5kq2m8x3c9d1v7b4n6ht
+                         */
+                        accountId: string | null;
+                        /**
+                         * @description The account's name as it is now; `Sensitive account` for a sensitive account without READ_SENSITIVE; `No account` for the null row.
+                         * @example Sales
+                         */
+                        name: string;
+                        /**
+                         * @description Money received in the week through the account. Canonical decimal string.
+                         * @example 32715.15
+                         */
+                        inflow: string;
+                        /**
+                         * @description Money paid out in the week through the account. Canonical decimal string.
+                         * @example 0
+                         */
+                        outflow: string;
+                    }[];
                 };
                 /** @description The kept BASE forecasts of the week, by horizon (1 first); horizons never kept are absent. */
                 forecasts: {
@@ -2251,6 +2275,44 @@ export interface components {
                     outflowError: string;
                     /** @description Whether the actual closing fell inside the band; absent without a band. */
                     withinBand?: boolean;
+                    /** @description With `varianceCategories=true`: the forecast and its error by ledger account, one row per account with forecast or actual money in the week (the union), largest |netError| first. The rows sum exactly to inflow, outflow, inflowError and outflowError. Absent for forecasts kept before categories were (their kept weeks have no accounts). */
+                    categories?: {
+                        /**
+                         * @description The ledger account (service id, the key of `weeks[].categories.accounts`); null for the row of money with no account: forecast lines without one (such as predicted orders of no category) and actual movements whose document or bank line has none (transfers between bank accounts, unapplied payments).
+                         * @example acc_5kq2m8x3c9d1v7b4n6ht
+                         */
+                        accountId: string | null;
+                        /**
+                         * @description The account's name as it is now; `Sensitive account` for a sensitive account without READ_SENSITIVE; `No account` for the null row.
+                         * @example Sales
+                         */
+                        name: string;
+                        /**
+                         * @description Forecast inflow of the account for the week. Canonical decimal string.
+                         * @example 31915.15
+                         */
+                        inflow: string;
+                        /**
+                         * @description Forecast outflow of the account for the week. Canonical decimal string.
+                         * @example 0
+                         */
+                        outflow: string;
+                        /**
+                         * @description inflow − the account's actual inflow. Canonical decimal string.
+                         * @example -800
+                         */
+                        inflowError: string;
+                        /**
+                         * @description outflow − the account's actual outflow. Canonical decimal string.
+                         * @example 0
+                         */
+                        outflowError: string;
+                        /**
+                         * @description (inflow − outflow) − the account's actual net: what the account added to closingError's change over the week. Canonical decimal string.
+                         * @example -800
+                         */
+                        netError: string;
+                    }[];
                 }[];
             }[];
             /** @description Per horizon with at least one scored week. */
@@ -2273,6 +2335,11 @@ export interface components {
                  */
                 bias: string;
             }[];
+            /**
+             * @description With `varianceCategories=true`: category rows (actual and forecast) whose name was rewritten to `Sensitive account`; 0 with READ_SENSITIVE. Amounts are never masked. (The response's redactedItemCount counts `weeks[].categories.accounts` only, as the spec defines it.)
+             * @example 0
+             */
+            redactedCategoryCount?: number;
         };
         AccountBalancesResponse: {
             /** @example 2026-03-10 */
@@ -6045,6 +6112,8 @@ export interface operations {
                 scenarioId?: string;
                 /** @description Additive (not in the spec): when true, adds `variance`, the BASE forecast's track record over the last 13 completed weeks (forecast made N weeks ahead against actual cash). Accepts `true`/`1` and `false`/`0` only; anything else answers 400 `invalid_parameter`. */
                 variance?: "true" | "false" | "1" | "0";
+                /** @description Additive (not in the spec): when true, adds `variance` (as `variance=true` does) with each week's actual money and each kept forecast broken down by ledger account (`categories`), sensitive account names masked without READ_SENSITIVE. Off by default: the rows multiply the response by the number of accounts. Accepts `true`/`1` and `false`/`0` only; anything else answers 400 `invalid_parameter`. */
+                varianceCategories?: "true" | "false" | "1" | "0";
             };
             header?: never;
             path?: never;
@@ -6192,6 +6261,8 @@ export interface operations {
                 scenarioId?: string;
                 /** @description Additive (not in the spec): when true, adds `variance`, the BASE forecast's track record over the last 13 completed weeks (forecast made N weeks ahead against actual cash). Accepts `true`/`1` and `false`/`0` only; anything else answers 400 `invalid_parameter`. */
                 variance?: "true" | "false" | "1" | "0";
+                /** @description Additive (not in the spec): when true, adds `variance` (as `variance=true` does) with each week's actual money and each kept forecast broken down by ledger account (`categories`), sensitive account names masked without READ_SENSITIVE. Off by default: the rows multiply the response by the number of accounts. Accepts `true`/`1` and `false`/`0` only; anything else answers 400 `invalid_parameter`. */
+                varianceCategories?: "true" | "false" | "1" | "0";
             };
             header?: never;
             path: {

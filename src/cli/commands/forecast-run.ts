@@ -1,6 +1,7 @@
 import { DEFAULT_ORIGINS } from "../../domain/forecasting/backtest.ts";
 import { backtestTable } from "../../domain/forecasting/backtest-report.ts";
 import type { ScenarioAssumptions } from "../../domain/forecasting/types.ts";
+import { canonical, money } from "../../domain/money.ts";
 import { quoted } from "../../domain/quoted.ts";
 import { ServiceError } from "../../services/errors.ts";
 import { backtestOrganisation } from "../../services/forecast/backtest.ts";
@@ -155,6 +156,40 @@ function varianceLines(v: ForecastVariance): string[] {
   ];
 }
 
+/**
+ * Each week by ledger account: the forecast made `horizon` weeks ahead against the money that
+ * moved, and the difference (forecast − actual net); the rows sum to the week's totals.
+ */
+function categoryLines(v: ForecastVariance, horizon: number): string[] {
+  const out: string[] = [];
+  for (const w of v.weeks) {
+    const f = w.forecasts.find((x) => x.horizon === horizon);
+    out.push("");
+    if (!f?.categories) {
+      out.push(
+        `Week ${w.weekStart} by account: no forecast made ${horizon} week(s) ahead was kept with its accounts.`,
+      );
+      continue;
+    }
+    const actual = new Map((w.actual.categories ?? []).map((c) => [c.accountId, c] as const));
+    out.push(
+      `Week ${w.weekStart} by account, forecast made ${horizon} week(s) ahead on ${f.madeOn}; difference = forecast − actual net`,
+      `${"account".padEnd(32)} ${"forecast in".padStart(13)} ${"actual in".padStart(13)} ${"forecast out".padStart(13)} ${"actual out".padStart(13)} ${"difference".padStart(13)}`,
+      ...f.categories.map((c) => {
+        const a = actual.get(c.accountId);
+        return `${c.name.slice(0, 32).padEnd(32)} ${c.inflow.padStart(13)} ${(a?.inflow ?? "0").padStart(13)} ${c.outflow.padStart(13)} ${(a?.outflow ?? "0").padStart(13)} ${c.netError.padStart(13)}`;
+      }),
+      `${"total".padEnd(32)} ${f.inflow.padStart(13)} ${w.actual.inflow.padStart(13)} ${f.outflow.padStart(13)} ${w.actual.outflow.padStart(13)} ${canonical(money(f.inflowError).minus(f.outflowError)).padStart(13)}`,
+    );
+  }
+  if (v.redactedCategoryCount) {
+    out.push(
+      `${v.redactedCategoryCount} row(s) of sensitive accounts not named (--include-sensitive names them)`,
+    );
+  }
+  return out;
+}
+
 /** Assumptions from flags; `none` removes a setting on edit (null). */
 function assumptionFlags(args: ParsedArgs): {
   [K in keyof ScenarioAssumptions]?: ScenarioAssumptions[K] | null;
@@ -303,15 +338,25 @@ export async function runForecast(args: ParsedArgs, ctx: CliContext): Promise<vo
     return;
   }
   if (sub === "variance") {
-    args.allowOnly("org", "weeks");
+    args.allowOnly("org", "weeks", "categories", "horizon", "include-sensitive");
     const orgId = args.requireString("org");
     const weeks = args.int("weeks", 1, MAX_VARIANCE_WEEKS) ?? VARIANCE_WEEKS;
+    const categories = args.bool("categories");
+    const horizon = args.int("horizon", 1, 13);
+    if (horizon !== undefined && !categories) {
+      throw new UsageError("--horizon is for --categories (the forecast whose accounts to show)");
+    }
     await withDb(ctx, async (db) => {
       const v = await getForecastVariance({
         ctx: await systemContext(db, orgId, ctx.clock.now()),
         weeks,
+        categories,
+        seesSensitive: args.bool("include-sensitive"),
       });
-      ctx.print({ orgId, ...v }, varianceLines(v));
+      ctx.print(
+        { orgId, ...v },
+        categories ? [...varianceLines(v), ...categoryLines(v, horizon ?? 1)] : varianceLines(v),
+      );
     });
     return;
   }

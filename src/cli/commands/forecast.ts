@@ -19,7 +19,8 @@ export const ASSUMPTION_FLAGS = [
  *   forecast show --org ID [--scenario SCN]
  *   forecast explain --org ID (--week N | --invoice NUMBER | --contact NAME) [--scenario SCN]
  *       [--include-sensitive]   the lines behind a week, an invoice or a contact, and exclusions
- *   forecast variance --org ID [--weeks N]   past weeks' kept forecasts against actual cash
+ *   forecast variance --org ID [--weeks N] [--categories [--horizon H] [--include-sensitive]]
+ *       past weeks' kept forecasts against actual cash; with --categories, by ledger account
  */
 export const forecastCommand = defineCommand({
   name: "forecast",
@@ -44,7 +45,16 @@ export const forecastCommand = defineCommand({
     },
     "include-sensitive": {
       description:
-        "explain: name sensitive contacts' items (hidden by default, as for a key without READ_SENSITIVE)",
+        "explain, variance: name sensitive contacts' items and sensitive accounts (hidden by default, as for a key without READ_SENSITIVE)",
+    },
+    categories: {
+      description:
+        "variance: each week by ledger account, forecast against actual (rows sum to the week)",
+    },
+    horizon: {
+      value: "H",
+      description:
+        "variance --categories: the forecast made H weeks ahead, 1 to 13 (default 1: made during the week)",
     },
     weeks: {
       value: "N",
@@ -85,10 +95,13 @@ export const forecastCommand = defineCommand({
       name: "variance",
       summary: "the track record: past weeks' forecasts against actual cash",
       usage: [
-        "forecast variance --org ID [--weeks N]        forecast made N weeks ahead vs actual cash",
+        "forecast variance --org ID [--weeks N] [--categories [--horizon H] [--include-sensitive]]   forecast made N weeks ahead vs actual cash, by account",
       ],
-      flags: ["org", "weeks"],
-      examples: ["forecast variance --org org_tpxprxz2g0095ksv8z2r --weeks 4"],
+      flags: ["org", "weeks", "categories", "horizon", "include-sensitive"],
+      examples: [
+        "forecast variance --org org_tpxprxz2g0095ksv8z2r --weeks 4",
+        "forecast variance --org org_tpxprxz2g0095ksv8z2r --weeks 1 --categories --horizon 4",
+      ],
     },
   ],
   async run(args, ctx) {

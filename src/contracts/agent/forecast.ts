@@ -74,6 +74,37 @@ export const ForecastWeekSchema = z
   })
   .openapi("ForecastWeek");
 
+const categoryAccount = {
+  accountId: z.string().nullable().openapi({
+    description:
+      "The ledger account (service id, the key of `weeks[].categories.accounts`); null for the row of money with no account: forecast lines without one (such as predicted orders of no category) and actual movements whose document or bank line has none (transfers between bank accounts, unapplied payments).",
+    example: "acc_5kq2m8x3c9d1v7b4n6ht",
+  }),
+  name: z.string().openapi({
+    description:
+      "The account's name as it is now; `Sensitive account` for a sensitive account without READ_SENSITIVE; `No account` for the null row.",
+    example: "Sales",
+  }),
+};
+
+const ActualCategorySchema = z.object({
+  ...categoryAccount,
+  inflow: decimal("Money received in the week through the account.", "32715.15"),
+  outflow: decimal("Money paid out in the week through the account.", "0"),
+});
+
+const ForecastCategorySchema = z.object({
+  ...categoryAccount,
+  inflow: decimal("Forecast inflow of the account for the week.", "31915.15"),
+  outflow: decimal("Forecast outflow of the account for the week.", "0"),
+  inflowError: decimal("inflow − the account's actual inflow.", "-800"),
+  outflowError: decimal("outflow − the account's actual outflow.", "0"),
+  netError: decimal(
+    "(inflow − outflow) − the account's actual net: what the account added to closingError's change over the week.",
+    "-800",
+  ),
+});
+
 const PastForecastSchema = z.object({
   horizon: z.number().int().openapi({
     description:
@@ -94,6 +125,10 @@ const PastForecastSchema = z.object({
   outflowError: decimal("outflow − actual outflow.", "720.4"),
   withinBand: z.boolean().optional().openapi({
     description: "Whether the actual closing fell inside the band; absent without a band.",
+  }),
+  categories: z.array(ForecastCategorySchema).optional().openapi({
+    description:
+      "With `varianceCategories=true`: the forecast and its error by ledger account, one row per account with forecast or actual money in the week (the union), largest |netError| first. The rows sum exactly to inflow, outflow, inflowError and outflowError. Absent for forecasts kept before categories were (their kept weeks have no accounts).",
   }),
 });
 
@@ -119,6 +154,10 @@ export const ForecastVarianceSchema = z
               inflow: decimal("Σ money received in the week.", "32715.15"),
               outflow: decimal("Σ money paid out in the week.", "18715.35"),
               closing: decimal("Cash at the end of weekEnd.", "609109.26"),
+              categories: z.array(ActualCategorySchema).optional().openapi({
+                description:
+                  "With `varianceCategories=true`: the week's money by the ledger account it moved through (a payment: its invoice's or bill's account, as the forecast categorises the document; a bank line: its account), largest |net| first. The rows sum exactly to inflow and outflow.",
+              }),
             })
             .openapi({
               description:
@@ -146,10 +185,15 @@ export const ForecastVarianceSchema = z
         }),
       )
       .openapi({ description: "Per horizon with at least one scored week." }),
+    redactedCategoryCount: z.number().int().optional().openapi({
+      description:
+        "With `varianceCategories=true`: category rows (actual and forecast) whose name was rewritten to `Sensitive account`; 0 with READ_SENSITIVE. Amounts are never masked. (The response's redactedItemCount counts `weeks[].categories.accounts` only, as the spec defines it.)",
+      example: 0,
+    }),
   })
   .openapi("ForecastVariance", {
     description:
-      "Additive (not in the spec), present only with `variance=true`: the track record of the organisation's BASE forecast (whatever `scenarioId` asks). The service keeps each day's served BASE forecast (the last one of the local day) for 371 days; once a week has passed, each forecast made of it is set against what happened, by week and by direction (closing, inflow, outflow).",
+      "Additive (not in the spec), present only with `variance=true`: the track record of the organisation's BASE forecast (whatever `scenarioId` asks). The service keeps each day's served BASE forecast (the last one of the local day) for 371 days; once a week has passed, each forecast made of it is set against what happened, by week, by direction (closing, inflow, outflow) and, with `varianceCategories=true`, by category. A category is a ledger account: the forecast's own `weeks[].categories.accounts` (kept with each day's forecast), and for what happened the account each movement of the included bank accounts went through (a payment: its document's account; a bank line: its own). The forecast's sources (LEDGER_INVOICE, PREDICTED, RECURRING, …) are not used: a receipt cannot say whether it was forecast as an open invoice, a predicted order or a recurring stream, whereas both sides know the account. Money without an account on either side is the `accountId: null` row, so every week's rows sum to its totals to the cent.",
   });
 
 export const ForecastResponseSchema = withAlerts(
@@ -184,13 +228,19 @@ export const ForecastResponseSchema = withAlerts(
     closingInterval: z
       .object({
         level: z.number().openapi({ description: "Nominal coverage of the band.", example: 0.8 }),
-        method: z.literal("split-conformal on backtest residuals per horizon").openapi({
-          description:
-            "At horizon h the band is closing minus the conformal 10th/90th percentile ranks of the organisation's own backtest errors (forecast − actual of the served BASE engine) at h; the same errors band every scenario.",
-        }),
+        method: z
+          .enum([
+            "normalised split-conformal on backtest residuals, pooled over horizons",
+            "split-conformal on backtest residuals per horizon",
+          ])
+          .openapi({
+            description:
+              "How the band was built from the organisation's own backtest errors (forecast − actual of the served BASE engine). Current: at horizon h the band is closing − c ± q·w, with c the median of the errors at h and w their mean absolute deviation from c; q is the conformal 80% rank of the scores |e − c| ÷ w of every past error at every horizon (each scored with the c and w known at its own origin). The older per-horizon method (conformal 10th/90th percentile ranks of the errors at h) appears only on snapshots computed before it was replaced. The same errors band every scenario.",
+            example: "normalised split-conformal on backtest residuals, pooled over horizons",
+          }),
         status: z.enum(["calibrated", "partial", "insufficient_history"]).openapi({
           description:
-            "`insufficient_history`: no week has a band yet (fewer than 12 backtest weeks at every horizon, or no backtest yet); `partial`: the later weeks lack one.",
+            "`insufficient_history`: no week has a band yet (fewer than 6 backtest weeks at every horizon, fewer than 12 errors over all horizons, or no backtest yet); `partial`: the later weeks lack one.",
         }),
         calibratedOn: z.string().nullable().openapi({
           description: "Local date of the backtest the band comes from; null without one.",
@@ -225,6 +275,10 @@ export const ForecastQuerySchema = z.object({
   variance: booleanParam(
     "variance",
     "Additive (not in the spec): when true, adds `variance`, the BASE forecast's track record over the last 13 completed weeks (forecast made N weeks ahead against actual cash).",
+  ),
+  varianceCategories: booleanParam(
+    "varianceCategories",
+    "Additive (not in the spec): when true, adds `variance` (as `variance=true` does) with each week's actual money and each kept forecast broken down by ledger account (`categories`), sensitive account names masked without READ_SENSITIVE. Off by default: the rows multiply the response by the number of accounts.",
   ),
 });
 

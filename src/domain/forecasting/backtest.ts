@@ -3,7 +3,7 @@ import { type Books, booksAsOf } from "./books.ts";
 import { type Cents, centsToDecimal, toCents } from "./cents.ts";
 import { buildForecastModel, computeForecast, WEEKS } from "./compute-forecast.ts";
 import { addDays, dateOf, dayNumber, mondayOnOrBefore } from "./dates.ts";
-import { sequentialCoverage } from "./intervals.ts";
+import { IntervalCalibration } from "./intervals.ts";
 import type { ForecastInput, ForecastResult } from "./types.ts";
 
 /**
@@ -30,7 +30,7 @@ export const HORIZONS: readonly number[] = Array.from({ length: WEEKS }, (_, i) 
 
 /**
  * Origins replayed by default: 52 weeks, so the 13-week horizon is scored 40 times and its
- * interval, calibrated only on errors known at each origin, is checked on 16 of them.
+ * interval, calibrated only on errors known at each origin, is checked on about 22 of them.
  */
 export const DEFAULT_ORIGINS = 52;
 
@@ -214,12 +214,14 @@ export function runBacktest(data: BacktestData, opts: { origins: number }): Back
   const residuals: Record<number, string[]> = {};
   const intervalCoverage: Record<number, number | null> = {};
   const intervalChecks: Record<number, number> = {};
+  // Residuals are in origin order; origin i's week h is known from origin i + h on.
+  const calibration = new IntervalCalibration(
+    Object.fromEntries(HORIZONS.map((h) => [h, signed.get(`BASE|${h}`) ?? []])),
+  );
   for (const h of HORIZONS) {
     averageCash[h] = centsToDecimal(Math.round(mean(actuals.get(h) ?? [])));
-    const errs = signed.get(`BASE|${h}`) ?? [];
-    residuals[h] = errs.map(centsToDecimal);
-    // Residuals are in origin order; origin i's week h is known from origin i + h on.
-    const seq = sequentialCoverage(errs, h);
+    residuals[h] = (signed.get(`BASE|${h}`) ?? []).map(centsToDecimal);
+    const seq = calibration.sequentialCoverage(h);
     intervalCoverage[h] = seq.coverage;
     intervalChecks[h] = seq.judged;
   }

@@ -1,52 +1,110 @@
 import { describe, expect, it } from "vitest";
-import { closingBands, errorBounds, MIN_RESIDUALS, sequentialCoverage } from "./intervals.ts";
+import type { Cents } from "./cents.ts";
+import { closingBands, IntervalCalibration, MIN_RESIDUALS, MIN_SCORES } from "./intervals.ts";
 
-/** A seeded stream of normal-ish errors (sum of uniforms), in cents. */
-function residuals(seed: number, n: number, bias: number, spread: number): number[] {
+/** A seeded stream of uniforms in [0, 1). */
+function uniforms(seed: number): () => number {
   let s = seed >>> 0;
-  const u = () => {
+  return () => {
     s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
     return s / 2 ** 32;
   };
-  return Array.from({ length: n }, () => {
-    const z = u() + u() + u() + u() + u() + u() - 3;
-    return Math.round(bias + spread * z);
-  });
+}
+
+/**
+ * A seeded backtest's residual table: origin j's error at horizon h is a bias growing with h plus
+ * a normal-ish error (sum of uniforms) whose spread grows like √h; errors at a horizon exist for
+ * the origins whose week h has ended.
+ */
+function table(seed: number, origins: number, bias: number, spread: number) {
+  const u = uniforms(seed);
+  const out: Record<number, Cents[]> = {};
+  for (let h = 1; h <= 13; h++) {
+    out[h] = Array.from({ length: Math.max(0, origins - h + 1) }, () => {
+      const z = u() + u() + u() + u() + u() + u() - 3;
+      return Math.round(bias * h + spread * Math.sqrt(h) * z) as Cents;
+    });
+  }
+  return out;
 }
 
 describe("prediction intervals from backtest residuals", () => {
-  it("takes the conformal ranks of the sorted errors, and none with too few", () => {
-    const errs = Array.from({ length: 19 }, (_, i) => (i - 9) * 100); // −900 … 900
-    // n = 19: ranks ⌊0.1·20⌋ = 2 and ⌈0.9·20⌉ = 18.
-    expect(errorBounds(errs)).toEqual({ lower: -800, upper: 800 });
-    expect(errorBounds(errs.slice(0, MIN_RESIDUALS - 1))).toBeNull();
+  it("centres the band on the median error and scales it by the errors' spread", () => {
+    // One horizon, errors 700 … 1,300 (cents): always too high, by 1,000 at the median.
+    const errs = Array.from({ length: 42 }, (_, i) => (1000 + ((i % 7) - 3) * 100) as Cents);
+    const b = new IntervalCalibration({ 1: errs }).bounds(1);
+    expect(b).not.toBeNull();
+    const { lower, upper } = b as { lower: Cents; upper: Cents };
+    expect(lower + upper).toBeCloseTo(2000, -1);
+    expect(lower).toBeGreaterThanOrEqual(700);
+    expect(upper).toBeLessThanOrEqual(1300);
+    expect(upper - lower).toBeGreaterThan(200);
+    // The week's band is shifted against the bias: closing − upper … closing − lower.
+    const [week] = closingBands([{ closing: "50" }], { 1: errs.map((e) => String(e / 100)) });
+    expect(week).toEqual({ low: String((5000 - upper) / 100), high: String((5000 - lower) / 100) });
   });
 
-  it("bands each week around closing, shifted against the engine's bias", () => {
-    const weeks = [{ closing: "1000" }, { closing: "2000" }];
-    const high = Array.from({ length: 19 }, (_, i) => String(100 + i)); // always 100–118 too high
-    expect(closingBands(weeks, { 1: high, 2: ["1"] })).toEqual([
-      { low: "883", high: "899" },
-      { low: null, high: null },
-    ]);
-    expect(closingBands(weeks, null)).toEqual([
-      { low: null, high: null },
-      { low: null, high: null },
-    ]);
+  it("gives no band without enough history, at a horizon or overall", () => {
+    const errs = table(1, 40, 0, 1000)[1] ?? [];
+    // A horizon's base needs MIN_RESIDUALS errors; scores need MIN_SCORES errors scored, each
+    // against the base its horizon had at its own origin (so after MIN_RESIDUALS of them).
+    const enough = MIN_RESIDUALS + MIN_SCORES;
+    expect(new IntervalCalibration({ 1: errs.slice(0, enough) }).bounds(1)).not.toBeNull();
+    expect(new IntervalCalibration({ 1: errs.slice(0, enough - 1) }).bounds(1)).toBeNull();
+    expect(
+      new IntervalCalibration({ 1: errs, 2: errs.slice(0, MIN_RESIDUALS - 1) }).bounds(2),
+    ).toBeNull();
+    // At origin 3 nothing is known yet.
+    expect(new IntervalCalibration({ 1: errs }).bounds(1, 3)).toBeNull();
+    expect(closingBands([{ closing: "1" }], null)).toEqual([{ low: null, high: null }]);
   });
 
-  it("covers about 80% of later errors on a seeded family of error streams, judged in time order", () => {
-    for (const seed of [1, 2, 3, 4, 5, 6]) {
-      const { judged, coverage } = sequentialCoverage(
-        residuals(seed, 400, seed * 1000, 5000 * seed),
-        4,
-      );
-      expect(judged).toBe(400 - MIN_RESIDUALS - 3);
-      expect(coverage as number).toBeGreaterThanOrEqual(0.7);
-      expect(coverage as number).toBeLessThanOrEqual(0.9);
+  it("widens with the horizon and uses only the errors known at each origin", () => {
+    const t = table(7, 52, 50, 2000);
+    const c = new IntervalCalibration(t);
+    const width = (h: number) => {
+      const b = c.bounds(h);
+      return b ? b.upper - b.lower : 0;
+    };
+    expect(width(13)).toBeGreaterThan(width(4));
+    expect(width(4)).toBeGreaterThan(width(1));
+    // At origin 30 the band is what a table cut at origin 30 gives: later errors change nothing.
+    const cut = Object.fromEntries(
+      Object.entries(t).map(([h, errs]) => [h, errs.slice(0, Math.max(0, 30 - Number(h) + 1))]),
+    );
+    const changed = Object.fromEntries(
+      Object.entries(t).map(([h, errs]) => [
+        h,
+        errs.map((e, j) => (j + Number(h) > 30 ? ((e * 5 + 99_999) as Cents) : e)),
+      ]),
+    );
+    for (const h of [1, 4, 13]) {
+      expect(new IntervalCalibration(changed).bounds(h, 30)).toEqual(c.bounds(h, 30));
+      expect(new IntervalCalibration(cut).bounds(h)).toEqual(c.bounds(h, 30));
     }
-    // A stream whose errors grow is not covered: the check can fail.
-    const drifting = Array.from({ length: 60 }, (_, i) => i * i * 10);
-    expect(sequentialCoverage(drifting, 1).coverage).toBe(0);
+  });
+
+  it("covers about 80% of later errors at every horizon on seeded backtests, judged in time order", () => {
+    for (const seed of [1, 2, 3, 4, 5, 6]) {
+      const c = new IntervalCalibration(table(seed, 200, seed * 100, 1000 * seed));
+      const coverages: number[] = [];
+      for (let h = 1; h <= 13; h++) {
+        const { judged, coverage } = c.sequentialCoverage(h);
+        expect(judged, `seed ${seed} h ${h}`).toBeGreaterThan(150);
+        coverages.push(coverage as number);
+      }
+      // About 180 weeks judged per horizon: binomial noise alone is ±3 points.
+      const mean = coverages.reduce((a, b) => a + b, 0) / coverages.length;
+      expect(mean, `seed ${seed}`).toBeGreaterThan(0.75);
+      expect(mean, `seed ${seed}`).toBeLessThan(0.85);
+      expect(Math.min(...coverages), `seed ${seed}`).toBeGreaterThanOrEqual(0.7);
+      expect(Math.max(...coverages), `seed ${seed}`).toBeLessThanOrEqual(0.92);
+    }
+    // Errors that grow by 30% a week outrun every band: the check can fail.
+    const exploding = Array.from({ length: 60 }, (_, i) => Math.round(100 * 1.3 ** i) as Cents);
+    expect(new IntervalCalibration({ 1: exploding }).sequentialCoverage(1)).toEqual({
+      judged: 60 - MIN_RESIDUALS - MIN_SCORES,
+      coverage: 0,
+    });
   });
 });

@@ -3,17 +3,31 @@ import type { ForecastWeek } from "./types.ts";
 
 /**
  * Prediction intervals for weekly closing cash, from the organisation's own backtest residuals
- * (split-conformal, per horizon): at horizon h the served BASE engine's past errors e = forecast
- * − actual are sorted, and the 80% interval is [closing − e(hi), closing − e(lo)] with the
- * finite-sample conformal ranks lo = ⌊0.1(n + 1)⌋ and hi = ⌈0.9(n + 1)⌉. The signed errors carry
- * the engine's bias into the band, so a forecast that runs high gets a band reaching lower.
- * docs/forecast.md, "Prediction intervals".
+ * (e = forecast − actual of the served BASE engine, per horizon, in origin order): normalised
+ * split-conformal, pooled over horizons.
+ *
+ * At horizon h the errors known so far give a centre c (their median: the engine's bias there)
+ * and a scale w (their mean absolute deviation from c). Every error already known, at every
+ * horizon k, is turned into a score |e − c| ÷ w with the c and w its own horizon had at its own
+ * origin (only errors known then). The band of week h is c ± q·w, q the conformal
+ * ⌈0.8(n + 1)⌉-th smallest of the n scores. Pooling horizons gives hundreds of scores instead of
+ * a dozen, and the newest of them (1-week errors known last week) say how far off the engine
+ * has lately been against its own spread. docs/forecast.md, "Prediction intervals", has the
+ * figures that chose this over the per-horizon ranks it replaced.
  */
 
 /** The interval's nominal coverage. */
 export const INTERVAL_LEVEL = 0.8;
-/** Fewer residuals than this at a horizon: no band there ("insufficient history"). */
-export const MIN_RESIDUALS = 12;
+/** How `/forecast` names the method (`closingInterval.method`). */
+export const INTERVAL_METHOD =
+  "normalised split-conformal on backtest residuals, pooled over horizons" as const;
+/** Fewer own residuals than this at a horizon: no band there ("insufficient history"). */
+export const MIN_RESIDUALS = 6;
+/** Fewer scores than this over all horizons: no band anywhere. */
+export const MIN_SCORES = 12;
+
+/** Residuals per horizon (1–13), in origin order: index j is the j-th origin replayed. */
+type ResidualTable = Readonly<Record<number, readonly Cents[]>>;
 
 export interface IntervalBounds {
   /** Error quantiles (forecast − actual), cents; closing − upper … closing − lower. */
@@ -21,47 +35,125 @@ export interface IntervalBounds {
   upper: Cents;
 }
 
-/** The conformal error bounds of one horizon's residuals; null when too few. */
-export function errorBounds(
-  residuals: readonly Cents[],
-  level = INTERVAL_LEVEL,
-): IntervalBounds | null {
-  const n = residuals.length;
-  if (n < MIN_RESIDUALS) return null;
-  const alpha = (1 - level) / 2;
-  // The ε keeps float noise (0.1 is not exact) from moving a rank by one.
-  const lo = Math.floor(alpha * (n + 1) + 1e-9);
-  const hi = Math.ceil((1 - alpha) * (n + 1) - 1e-9);
-  if (lo < 1 || hi > n) return null;
-  const sorted = [...residuals].sort((a, b) => a - b);
-  return { lower: sorted[lo - 1] as Cents, upper: sorted[hi - 1] as Cents };
+/** Centre and scale of one horizon's errors. */
+interface Base {
+  centre: number;
+  scale: number;
+}
+
+function median(sorted: readonly number[]): number {
+  const n = sorted.length;
+  const mid = Math.floor(n / 2);
+  return n % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/** Median and mean absolute deviation from it; null with too few errors or no spread. */
+function baseOf(errors: readonly Cents[]): Base | null {
+  if (errors.length < MIN_RESIDUALS) return null;
+  const centre = median([...errors].sort((a, b) => a - b));
+  const scale = errors.reduce((s, e) => s + Math.abs(e - centre), 0) / errors.length;
+  return scale > 0 ? { centre, scale } : null;
 }
 
 /**
- * Coverage as it would have been lived: errors in time order, each judged by the interval built
- * from the errors known before it (`lag` earlier: at horizon h an origin's own week h ends h
- * origins later). Returns how many were judged and the share inside.
+ * How many of horizon k's residuals are known at origin `at`: origin j's week k ends the Sunday
+ * before origin j + k, so j is known when j + k ≤ at. `at` = Infinity: all of them (today).
  */
-export function sequentialCoverage(
-  residuals: readonly Cents[],
-  lag: number,
-): { judged: number; coverage: number | null } {
-  let judged = 0;
-  let inside = 0;
-  for (let i = 0; i < residuals.length; i++) {
-    const b = errorBounds(residuals.slice(0, Math.max(0, i - lag + 1)));
-    if (!b) continue;
-    judged += 1;
-    const e = residuals[i] as Cents;
-    if (e >= b.lower && e <= b.upper) inside += 1;
+const knownCount = (table: ResidualTable, k: number, at: number) =>
+  Math.min((table[k] ?? []).length, Math.max(0, at - k + 1));
+
+/**
+ * The intervals' calibration over one residual table: the base of every (origin, horizon) from
+ * the errors known at that origin, computed once, so intervals at every origin are cheap.
+ */
+export class IntervalCalibration {
+  private readonly bases = new Map<number, (Base | null)[]>();
+  private readonly horizons: number[];
+
+  constructor(private readonly table: ResidualTable) {
+    this.horizons = Object.keys(table)
+      .map(Number)
+      .sort((a, b) => a - b);
+    for (const k of this.horizons) {
+      const errors = table[k] ?? [];
+      // bases[k][j]: from the errors of horizon k known at origin j.
+      this.bases.set(
+        k,
+        errors.map((_, j) => baseOf(errors.slice(0, knownCount(table, k, j)))),
+      );
+    }
   }
-  return { judged, coverage: judged === 0 ? null : inside / judged };
+
+  /** Horizon k's base at origin `at` (Infinity: with every stored error). */
+  private baseAt(k: number, at: number): Base | null {
+    const errors = this.table[k] ?? [];
+    return at < errors.length
+      ? (this.bases.get(k)?.[at] ?? null)
+      : baseOf(errors.slice(0, knownCount(this.table, k, at)));
+  }
+
+  /**
+   * The error bounds of horizon h's band at origin `at`, from errors known then; null when the
+   * horizon has fewer than MIN_RESIDUALS errors, no spread, or fewer than MIN_SCORES scores.
+   */
+  bounds(h: number, at = Number.POSITIVE_INFINITY, level = INTERVAL_LEVEL): IntervalBounds | null {
+    const base = this.baseAt(h, at);
+    if (!base) return null;
+    const scores: number[] = [];
+    for (const k of this.horizons) {
+      const errors = this.table[k] ?? [];
+      const bases = this.bases.get(k) ?? [];
+      const known = knownCount(this.table, k, at);
+      for (let j = 0; j < known; j++) {
+        const b = bases[j];
+        if (b) scores.push(Math.abs((errors[j] as number) - b.centre) / b.scale);
+      }
+    }
+    const n = scores.length;
+    if (n < MIN_SCORES) return null;
+    // The conformal rank; the ε keeps float noise (0.8 is not exact) from moving it by one.
+    const rank = Math.min(n, Math.ceil(level * (n + 1) - 1e-9));
+    const q = scores.sort((a, b) => a - b)[rank - 1] as number;
+    return {
+      lower: Math.round(base.centre - q * base.scale) as Cents,
+      upper: Math.round(base.centre + q * base.scale) as Cents,
+    };
+  }
+
+  /**
+   * Coverage as it would have been lived at horizon h: each error, in origin order, judged by
+   * the band built at its origin from the errors known then. Returns how many were judged and
+   * the share inside.
+   */
+  sequentialCoverage(h: number): { judged: number; coverage: number | null } {
+    let judged = 0;
+    let inside = 0;
+    const errors = this.table[h] ?? [];
+    for (let i = 0; i < errors.length; i++) {
+      const b = this.bounds(h, i);
+      if (!b) continue;
+      judged += 1;
+      const e = errors[i] as Cents;
+      if (e >= b.lower && e <= b.upper) inside += 1;
+    }
+    return { judged, coverage: judged === 0 ? null : inside / judged };
+  }
+}
+
+/** A stored residual table (decimal strings, as the backtest keeps them) in cents. */
+function residualTable(residuals: Record<number, readonly string[]>): ResidualTable {
+  return Object.fromEntries(
+    Object.entries(residuals).map(([h, errs]) => [Number(h), errs.map(toCents)]),
+  );
 }
 
 /** What `/forecast` says about the band. */
 export interface ClosingInterval {
   level: number;
-  method: "split-conformal on backtest residuals per horizon";
+  /** Older snapshots carry the per-horizon method they were banded with. */
+  method: typeof INTERVAL_METHOD | "split-conformal on backtest residuals per horizon";
   /** `calibrated`: every week has a band; `partial`: some horizons lack history; `insufficient_history`: none. */
   status: "calibrated" | "partial" | "insufficient_history";
   /** The local date of the backtest it was calibrated on; null without one. */
@@ -75,8 +167,9 @@ export function closingBands(
   weeks: readonly Pick<ForecastWeek, "closing">[],
   residuals: Record<number, readonly string[]> | null,
 ): { low: string | null; high: string | null }[] {
+  const calibration = residuals ? new IntervalCalibration(residualTable(residuals)) : null;
   return weeks.map((w, i) => {
-    const b = residuals ? errorBounds((residuals[i + 1] ?? []).map(toCents)) : null;
+    const b = calibration?.bounds(i + 1) ?? null;
     if (!b) return { low: null, high: null };
     const closing = toCents(w.closing);
     return { low: centsToDecimal(closing - b.upper), high: centsToDecimal(closing - b.lower) };

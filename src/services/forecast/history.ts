@@ -6,11 +6,12 @@ import type { DbOrTx } from "../../db/client.ts";
 import { forecastHistory } from "../../db/schema/index.ts";
 import { type Cents, centsToDecimal, toCents } from "../../domain/forecasting/cents.ts";
 import { addDays, dateOf, dayNumber, mondayOnOrBefore } from "../../domain/forecasting/dates.ts";
+import { SENSITIVE_ACCOUNT_NAME } from "../../domain/forecasting/redact.ts";
 import { money, sum } from "../../domain/money.ts";
 import { localDate } from "../../domain/timezones.ts";
-import { requireScope, type ServiceContext } from "../context.ts";
+import { INFLOW_PAYMENT_TYPES } from "../cash-position/starting-cash.ts";
+import { canSeeSensitive, requireScope, type ServiceContext } from "../context.ts";
 import { dataVersion } from "../summaries/summary-cache.ts";
-import { loadBankMovements } from "./backtest.ts";
 import { loadCash } from "./load-forecast-input.ts";
 import type { ForecastPayload } from "./recompute-forecasts.ts";
 
@@ -33,7 +34,15 @@ export interface HistoryWeek {
   closing: string;
   closingLow?: string;
   closingHigh?: string;
+  /**
+   * The week's `categories.accounts` without names (by account id; accounts with money only).
+   * Absent on rows kept before categories were: those forecasts have no category rows.
+   */
+  accounts?: Record<string, { inflow: string; outflow: string }>;
 }
+
+/** The name of the category row of money with no ledger account (`accountId: null`). */
+export const NO_ACCOUNT_NAME = "No account";
 
 const rows = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
 
@@ -62,6 +71,11 @@ export async function recordForecastHistory(
     ...(w.closingLow !== undefined && w.closingHigh !== undefined
       ? { closingLow: w.closingLow, closingHigh: w.closingHigh }
       : {}),
+    accounts: Object.fromEntries(
+      Object.entries(w.categories.accounts)
+        .filter(([, a]) => toCents(a.inflow) !== 0 || toCents(a.outflow) !== 0)
+        .map(([id, a]) => [id, { inflow: a.inflow, outflow: a.outflow }]),
+    ),
   }));
   const values = { ...row, weeks };
   await db
@@ -90,56 +104,185 @@ export type VarianceWeek = ForecastVariance["weeks"][number];
 /** The BASE forecast's track record (`GET /api/agent/forecast?variance=true`, the dashboard). */
 export type ForecastVariance = z.infer<typeof ForecastVarianceSchema>;
 
+/** A forecast's category row: an account's forecast and its error. */
+export type ForecastCategory = NonNullable<PastForecast["categories"]>[number];
+
 /**
  * The track record of the organisation's BASE forecast over the last `weeks` completed weeks:
  * for each, the actual opening, inflow, outflow and closing cash of the included bank accounts
  * (today's cash walked back through every movement since, as the backtest does; an operator
  * override is not used) and each kept forecast of it, by horizon. Horizon h is the first
  * forecast kept in the week h − 1 weeks before it (horizon 1: made during the week itself).
+ *
+ * With `categories`, each week's actual money and each forecast (kept with its accounts) are
+ * also given by ledger account, the rows summing to the totals to the cent; without
+ * READ_SENSITIVE (or with `seesSensitive: false`, the CLI's default as for such a key),
+ * sensitive accounts are named "Sensitive account" (amounts never masked).
  */
 export async function getForecastVariance({
   ctx,
   weeks = VARIANCE_WEEKS,
+  categories = false,
+  seesSensitive = true,
 }: {
   ctx: ServiceContext;
   weeks?: number;
+  categories?: boolean;
+  /** false: mask sensitive accounts even for a reader who may see them. */
+  seesSensitive?: boolean;
 }): Promise<ForecastVariance> {
   requireScope(ctx, "READ_FORECAST");
   const count = Math.max(1, Math.min(MAX_VARIANCE_WEEKS, Math.floor(weeks)));
   const version = await varianceVersion(ctx.db, ctx.org.id);
+  const seesAll = seesSensitive && canSeeSensitive(ctx);
+  const view: CategoryView = categories
+    ? { sensitive: seesAll ? new Set() : new Set(version.sensitive) }
+    : null;
   // Without a data version (never imported) the rows may change unseen: never reuse.
-  if (version === null) return computeVariance(ctx, count);
-  const key = `${ctx.org.id}|${localDate(ctx.now, ctx.org.timezone)}|${count}|${version}`;
+  if (version.data === null) return computeVariance(ctx, count, view);
+  // The sensitive accounts are read with the version: a change of flags is another entry.
+  const shown = categories ? (seesAll ? "*" : version.sensitive.join(",")) : "-";
+  const key = `${ctx.org.id}|${localDate(ctx.now, ctx.org.timezone)}|${count}|${version.data}|${shown}`;
   const hit = varianceCache.get(key);
   if (hit) return hit;
-  const pending = computeVariance(ctx, count);
+  const pending = computeVariance(ctx, count, view);
   varianceCache.set(key, pending);
   pending.catch(() => varianceCache.delete(key));
   return pending;
 }
 
+/** No categories, or categories with these accounts' names masked. */
+type CategoryView = { sensitive: ReadonlySet<string> } | null;
+
 /**
- * Variances per (organisation, local day, weeks, version): the version moves with every import
- * (data version), every kept forecast (the latest computedAt and the number of kept days) and every
- * listed write (the data epoch), so a stale entry is never hit and ages out. Bound: src/cache.ts
- * (`forecastVariance`).
+ * Variances per (organisation, local day, weeks, version, categories shown): the version moves
+ * with every import (data version), every kept forecast (the latest computedAt and the number of
+ * kept days) and every listed write (the data epoch), so a stale entry is never hit and ages out.
+ * Bound: src/cache.ts (`forecastVariance`).
  */
 const varianceCache = boundedCache<string, Promise<ForecastVariance>>("forecastVariance");
 
-/** What a variance was computed from (see `varianceCache`), or null before any import. */
-async function varianceVersion(db: DbOrTx, orgId: string): Promise<string | null> {
+/**
+ * What a variance is computed from (see `varianceCache`): `data` null before any import; the
+ * organisation's sensitive accounts now.
+ */
+async function varianceVersion(
+  db: DbOrTx,
+  orgId: string,
+): Promise<{ data: string | null; sensitive: string[] }> {
   const data = await dataVersion(db, orgId);
-  if (data === null) return null;
-  const [row] = rows<{ recomputed: string | null; epoch: string | number | null }>(
+  const [row] = rows<{
+    recomputed: string | null;
+    epoch: string | number | null;
+    sensitive: string | null;
+  }>(
     await db.execute(sql`
       SELECT (SELECT max(computed_at)::text || '/' || count(*) FROM forecast_history
                WHERE org_id = ${orgId}) AS recomputed,
-             (SELECT epoch FROM org_data_epochs WHERE org_id = ${orgId}) AS epoch`),
+             (SELECT epoch FROM org_data_epochs WHERE org_id = ${orgId}) AS epoch,
+             (SELECT string_agg(id, ',' ORDER BY id) FROM ledger_accounts
+               WHERE org_id = ${orgId} AND is_sensitive) AS sensitive`),
   );
-  return `${data}|${row?.recomputed ?? "none"}|${row?.epoch ?? 0}`;
+  return {
+    data: data === null ? null : `${data}|${row?.recomputed ?? "none"}|${row?.epoch ?? 0}`,
+    sensitive: row?.sensitive ? row.sensitive.split(",") : [],
+  };
 }
 
-async function computeVariance(ctx: ServiceContext, count: number): Promise<ForecastVariance> {
+/** The category key of money without an account (the `accountId: null` row). */
+const NO_ACCOUNT = "";
+
+/** Inflow and outflow cents by category key (account id, or NO_ACCOUNT). */
+type CategoryFlows = Map<string, { inflow: Cents; outflow: Cents }>;
+
+function addFlow(flows: CategoryFlows, key: string, inflow: Cents, outflow: Cents): void {
+  const f = flows.get(key);
+  if (f) {
+    f.inflow += inflow;
+    f.outflow += outflow;
+  } else flows.set(key, { inflow, outflow });
+}
+
+/**
+ * A kept forecast week's flows by account, with what no account holds as the NO_ACCOUNT row (the
+ * week's totals less the accounts'), so the rows sum to the week's inflow and outflow exactly.
+ */
+function forecastFlows(
+  week: HistoryWeek & { accounts: NonNullable<HistoryWeek["accounts"]> },
+): CategoryFlows {
+  const flows: CategoryFlows = new Map();
+  let inflow = toCents(week.inflow);
+  let outflow = toCents(week.outflow);
+  for (const [id, a] of Object.entries(week.accounts)) {
+    const i = toCents(a.inflow);
+    const o = toCents(a.outflow);
+    addFlow(flows, id, i, o);
+    inflow -= i;
+    outflow -= o;
+  }
+  if (inflow !== 0 || outflow !== 0) addFlow(flows, NO_ACCOUNT, inflow, outflow);
+  return flows;
+}
+
+/** Names the category rows, masking sensitive accounts and counting them. */
+class CategoryNamer {
+  redacted = 0;
+  constructor(
+    private readonly names: ReadonlyMap<string, string>,
+    private readonly sensitive: ReadonlySet<string>,
+  ) {}
+
+  row(key: string): { accountId: string | null; name: string } {
+    if (key === NO_ACCOUNT) return { accountId: null, name: NO_ACCOUNT_NAME };
+    if (this.sensitive.has(key)) {
+      this.redacted += 1;
+      return { accountId: key, name: SENSITIVE_ACCOUNT_NAME };
+    }
+    return { accountId: key, name: this.names.get(key) ?? "Unknown account" };
+  }
+}
+
+/** Largest |value| first, then by account id (null last): an order that names no name. */
+const byMagnitude = <T extends { key: string; size: Cents }>(a: T, b: T) =>
+  Math.abs(b.size) - Math.abs(a.size) ||
+  (a.key === NO_ACCOUNT ? 1 : 0) - (b.key === NO_ACCOUNT ? 1 : 0) ||
+  (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+
+/** A forecast's category rows against the week's actual ones: the union of both sides' keys. */
+function forecastCategories(
+  forecast: CategoryFlows,
+  actual: CategoryFlows,
+  namer: CategoryNamer,
+): ForecastCategory[] {
+  const keys = new Set([...forecast.keys(), ...actual.keys()]);
+  return [...keys]
+    .map((key) => {
+      const f = forecast.get(key) ?? { inflow: 0, outflow: 0 };
+      const a = actual.get(key) ?? { inflow: 0, outflow: 0 };
+      return {
+        key,
+        f,
+        inflowError: f.inflow - a.inflow,
+        outflowError: f.outflow - a.outflow,
+        size: f.inflow - f.outflow - (a.inflow - a.outflow),
+      };
+    })
+    .sort(byMagnitude)
+    .map((r) => ({
+      ...namer.row(r.key),
+      inflow: centsToDecimal(r.f.inflow),
+      outflow: centsToDecimal(r.f.outflow),
+      inflowError: centsToDecimal(r.inflowError),
+      outflowError: centsToDecimal(r.outflowError),
+      netError: centsToDecimal(r.size),
+    }));
+}
+
+async function computeVariance(
+  ctx: ServiceContext,
+  count: number,
+  view: CategoryView,
+): Promise<ForecastVariance> {
   const orgId = ctx.org.id;
   const { cash, included } = await loadCash(ctx.db, ctx.org, ctx.now);
   const today = cash.asOfDate;
@@ -165,9 +308,12 @@ async function computeVariance(ctx: ServiceContext, count: number): Promise<Fore
     if (monday === undefined || firstOfWeek.has(monday)) continue;
     firstOfWeek.set(monday, { madeOn: k.asOfDate, weeks: list });
   }
+  const accounts = await loadAccountNames(ctx.db, orgId);
+  const namer = new CategoryNamer(accounts.names, view?.sensitive ?? new Set());
   const byWeek = new Map<string, PastForecast[]>();
   const actualOf = await actualWeeks(ctx, {
     included,
+    accountOfCode: accounts.byCode,
     currentCash: money(sum([cash.ledgerReconciledTotal, cash.adjustment])).toFixed(2),
     today,
     firstWeek,
@@ -180,6 +326,7 @@ async function computeVariance(ctx: ServiceContext, count: number): Promise<Fore
       const list = byWeek.get(w.weekStart) ?? [];
       const err = (forecast: string, happened: Cents) =>
         centsToDecimal(toCents(forecast) - happened);
+      const accountsKept = w.accounts;
       list.push({
         horizon: i + 1,
         madeOn: f.madeOn,
@@ -201,6 +348,15 @@ async function computeVariance(ctx: ServiceContext, count: number): Promise<Fore
                 toCents(w.closingLow) <= actual.closing && actual.closing <= toCents(w.closingHigh),
             }
           : {}),
+        ...(view && accountsKept
+          ? {
+              categories: forecastCategories(
+                forecastFlows({ ...w, accounts: accountsKept }),
+                actual.categories,
+                namer,
+              ),
+            }
+          : {}),
       });
       byWeek.set(w.weekStart, list);
     });
@@ -220,6 +376,18 @@ async function computeVariance(ctx: ServiceContext, count: number): Promise<Fore
         inflow: centsToDecimal(actual.inflow),
         outflow: centsToDecimal(actual.outflow),
         closing: centsToDecimal(actual.closing),
+        ...(view
+          ? {
+              categories: [...actual.categories.entries()]
+                .map(([key, c]) => ({ key, c, size: c.inflow - c.outflow }))
+                .sort(byMagnitude)
+                .map(({ key, c }) => ({
+                  ...namer.row(key),
+                  inflow: centsToDecimal(c.inflow),
+                  outflow: centsToDecimal(c.outflow),
+                })),
+            }
+          : {}),
       },
       forecasts,
     });
@@ -242,7 +410,31 @@ async function computeVariance(ctx: ServiceContext, count: number): Promise<Fore
       ),
       bias: centsToDecimal(Math.round(es.reduce((a, e) => a + e, 0) / es.length)),
     }));
-  return { asOfDate: today, keptSince: oldest?.at ?? null, weeks: out, byHorizon };
+  return {
+    asOfDate: today,
+    keptSince: oldest?.at ?? null,
+    weeks: out,
+    byHorizon,
+    ...(view ? { redactedCategoryCount: namer.redacted } : {}),
+  };
+}
+
+/**
+ * The organisation's ledger accounts: names by id, and the id of each code as the forecast's
+ * loader maps an item's category code (the first account of the code, by code then id).
+ */
+async function loadAccountNames(
+  db: DbOrTx,
+  orgId: string,
+): Promise<{ names: Map<string, string>; byCode: Map<string, string> }> {
+  const list = rows<{ id: string; code: string | null; name: string }>(
+    await db.execute(sql`
+      SELECT id, code, name FROM ledger_accounts WHERE org_id = ${orgId}
+      ORDER BY code COLLATE "C" NULLS LAST, id COLLATE "C"`),
+  );
+  const byCode = new Map<string, string>();
+  for (const a of list) if (a.code && !byCode.has(a.code)) byCode.set(a.code, a.id);
+  return { names: new Map(list.map((a) => [a.id, a.name])), byCode };
 }
 
 interface ActualWeek {
@@ -250,6 +442,53 @@ interface ActualWeek {
   inflow: Cents;
   outflow: Cents;
   closing: Cents;
+  /** The week's inflow and outflow by account (NO_ACCOUNT: none); they sum to the totals. */
+  categories: CategoryFlows;
+}
+
+/**
+ * Every signed movement of the given bank accounts dated after `after` (the movements
+ * `loadBankMovements` walks cash back with: payments and bank lines, base currency, inflow
+ * positive) with the ledger account code it went through: a payment's document's category (the
+ * code the forecast categorises that invoice or bill under), a bank line's account code.
+ */
+export async function loadCategorisedMovements(
+  db: DbOrTx,
+  orgId: string,
+  included: readonly string[],
+  after: string,
+): Promise<{ date: string; amount: string; code: string | null }[]> {
+  if (included.length === 0) return [];
+  const list = sql.join(
+    included.map((e) => sql`${e}`),
+    sql`, `,
+  );
+  const inflow = sql.join(
+    INFLOW_PAYMENT_TYPES.map((t) => sql`${t}`),
+    sql`, `,
+  );
+  return rows<{ date: string; amount: string; code: string | null }>(
+    await db.execute(sql`
+      SELECT p.date::text AS date,
+             (CASE WHEN p.payment_type IN (${inflow}) OR (p.payment_type IS NULL AND ci.source = 'LEDGER_INVOICE')
+                   THEN COALESCE(p.bank_amount, p.amount) ELSE -COALESCE(p.bank_amount, p.amount) END)::text AS amount,
+             ci.category AS code
+      FROM payments p
+      LEFT JOIN LATERAL (
+        SELECT c.source, c.category FROM cash_items c
+        WHERE c.org_id = p.org_id AND c.external_id = p.invoice_external_id
+          AND c.source IN ('LEDGER_INVOICE', 'LEDGER_BILL')
+        ORDER BY c.source LIMIT 1
+      ) ci ON true
+      WHERE p.org_id = ${orgId} AND p.status <> 'DELETED' AND p.bank_account_external_id IN (${list})
+        AND p.date > ${after}::date
+      UNION ALL
+      SELECT date::text, (CASE WHEN type LIKE 'RECEIVE%' THEN total ELSE -total END)::text,
+             account_code
+      FROM bank_transactions
+      WHERE org_id = ${orgId} AND status = 'AUTHORISED' AND bank_account_external_id IN (${list})
+        AND date > ${after}::date`),
+  );
 }
 
 /** What happened in the `count` completed weeks from `firstWeek`, by week start. */
@@ -257,6 +496,7 @@ async function actualWeeks(
   ctx: ServiceContext,
   input: {
     included: readonly string[];
+    accountOfCode: ReadonlyMap<string, string>;
     currentCash: string;
     today: string;
     firstWeek: string;
@@ -265,22 +505,27 @@ async function actualWeeks(
 ): Promise<Map<string, ActualWeek>> {
   const from = dayNumber(input.firstWeek);
   const todayDay = dayNumber(input.today);
-  const movements = await loadBankMovements(
+  const movements = await loadCategorisedMovements(
     ctx.db,
     ctx.org.id,
     input.included,
     addDays(input.firstWeek, -1),
   );
-  const inflow = new Map<number, Cents>();
-  const outflow = new Map<number, Cents>();
   const net = new Map<number, Cents>();
+  // Flows by category of each completed week, by the week's offset from firstWeek.
+  const weekFlows = new Map<number, CategoryFlows>();
   for (const m of movements) {
     const d = dayNumber(m.date);
     if (d > todayDay) continue;
     const c = toCents(m.amount);
+    if (c === 0) continue;
     net.set(d, (net.get(d) ?? 0) + c);
-    if (c >= 0) inflow.set(d, (inflow.get(d) ?? 0) + c);
-    else outflow.set(d, (outflow.get(d) ?? 0) - c);
+    const k = Math.floor((d - from) / 7);
+    if (k < 0 || k >= input.count) continue;
+    const flows = weekFlows.get(k) ?? new Map();
+    weekFlows.set(k, flows);
+    const key = (m.code !== null && input.accountOfCode.get(m.code)) || NO_ACCOUNT;
+    addFlow(flows, key, Math.max(c, 0), Math.max(-c, 0));
   }
   // Cash at the end of each day from the day before firstWeek to today.
   const closingOf = new Map<number, Cents>();
@@ -294,17 +539,19 @@ async function actualWeeks(
     const start = from + 7 * k;
     const end = start + 6;
     if (end >= todayDay) break;
+    const categories: CategoryFlows = weekFlows.get(k) ?? new Map();
     let i = 0;
     let o = 0;
-    for (let d = start; d <= end; d++) {
-      i += inflow.get(d) ?? 0;
-      o += outflow.get(d) ?? 0;
+    for (const f of categories.values()) {
+      i += f.inflow;
+      o += f.outflow;
     }
     out.set(dateOf(start), {
       opening: closingOf.get(start - 1) ?? 0,
       inflow: i,
       outflow: o,
       closing: closingOf.get(end) ?? 0,
+      categories,
     });
   }
   return out;

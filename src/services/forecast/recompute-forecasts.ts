@@ -8,6 +8,7 @@ import {
   type ClosingInterval,
   closingBands,
   INTERVAL_LEVEL,
+  INTERVAL_METHOD,
 } from "../../domain/forecasting/intervals.ts";
 import { type LearnedParameters, learnedParameters } from "../../domain/forecasting/learned.ts";
 import type { ForecastResult, ForecastWeek } from "../../domain/forecasting/types.ts";
@@ -130,7 +131,7 @@ export async function recomputeForecasts(
       }),
       closingInterval: {
         level: INTERVAL_LEVEL,
-        method: "split-conformal on backtest residuals per horizon",
+        method: INTERVAL_METHOD,
         status:
           banded === result.weeks.length
             ? "calibrated"

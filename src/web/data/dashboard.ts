@@ -134,7 +134,7 @@ export async function dashboardExtras(db: Db, orgId: string, now: Date): Promise
       getRevenueSummary(ctx, { topN: 5 }),
       getExpensesSummary(ctx, { topN: 5 }),
       getLedgerPanel(db, orgId, now),
-      getForecastVariance({ ctx }),
+      getForecastVariance({ ctx, categories: true }),
     ]);
   return {
     scenarios: scenarios.map((s) => ({ id: s.id, name: s.name, kind: s.kind })),

@@ -1,8 +1,13 @@
 import type { FC } from "hono/jsx";
 import { slugify } from "../../domain/brief/text.ts";
 import type { BriefRef } from "../../domain/brief/types.ts";
+import { canonical, money } from "../../domain/money.ts";
 import type { CashInCurrency } from "../../services/bank-accounts/cash-today.ts";
-import type { ForecastVariance } from "../../services/forecast/history.ts";
+import {
+  type ForecastVariance,
+  NO_ACCOUNT_NAME,
+  type VarianceWeek,
+} from "../../services/forecast/history.ts";
 import { AGEING_BUCKETS, type ReceivablesAgeing } from "../../services/receivables/ageing.ts";
 import type { LedgerPanel } from "../../services/status/ledger-panel.ts";
 import type { SummaryTopContact } from "../../services/summaries/ledger-summary.ts";
@@ -229,6 +234,83 @@ const WeeksTable: FC<{ f: ForecastView }> = ({ f }) => (
   </details>
 );
 
+/**
+ * The last completed week by ledger account: the forecast made `horizon` weeks ahead against
+ * the money that moved, the rows summing to the week's totals (the API's category rows).
+ */
+const CategoryVariance: FC<{ week: VarianceWeek | undefined; horizon: number }> = ({
+  week,
+  horizon,
+}) => {
+  if (!week) return null;
+  const f = week.forecasts.find((x) => x.horizon === horizon);
+  const actualOf = new Map((week.actual.categories ?? []).map((c) => [c.accountId, c] as const));
+  const ahead = `${horizon} week${horizon === 1 ? "" : "s"} ahead`;
+  if (!f?.categories) {
+    return (
+      <p class="muted small" id="variance-categories-empty">
+        Week of {shortDate(week.weekStart)} by account: no forecast made {ahead} was kept with its
+        accounts.
+      </p>
+    );
+  }
+  return (
+    <details class="weeks" open id="variance-categories" data-week={week.weekStart}>
+      <summary>
+        Week of {shortDate(week.weekStart)} by account (forecast made {ahead}, on{" "}
+        {shortDate(f.madeOn)})
+      </summary>
+      <div class="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th>Account</th>
+              <th class="num">Forecast in</th>
+              <th class="num">Actual in</th>
+              <th class="num">Forecast out</th>
+              <th class="num">Actual out</th>
+              <th class="num">Difference</th>
+            </tr>
+          </thead>
+          <tbody>
+            {f.categories.map((c) => {
+              const a = actualOf.get(c.accountId);
+              return (
+                <tr data-account={c.accountId ?? ""} data-net-error={c.netError}>
+                  <td>{c.name}</td>
+                  <td class="num">{formatAmount(c.inflow)}</td>
+                  <td class="num">{formatAmount(a?.inflow ?? "0")}</td>
+                  <td class="num">{formatAmount(c.outflow)}</td>
+                  <td class="num">{formatAmount(a?.outflow ?? "0")}</td>
+                  <td class="num">{formatAmount(c.netError)}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+          <tfoot>
+            <tr data-account="total">
+              <th>Total</th>
+              <th class="num">{formatAmount(f.inflow)}</th>
+              <th class="num">{formatAmount(week.actual.inflow)}</th>
+              <th class="num">{formatAmount(f.outflow)}</th>
+              <th class="num">{formatAmount(week.actual.outflow)}</th>
+              <th class="num">
+                {formatAmount(canonical(money(f.inflowError).minus(f.outflowError)))}
+              </th>
+            </tr>
+          </tfoot>
+        </table>
+      </div>
+      <p class="muted small">
+        Difference = forecast − actual net money of the account (positive: more cash forecast than
+        came); the rows add up to the week's totals. A payment counts under its invoice's or bill's
+        account, a bank line under its own; "{NO_ACCOUNT_NAME}" is money without one on either side
+        (transfers, forecast lines of no category).
+      </p>
+    </details>
+  );
+};
+
 /** Past weeks: what the forecast said N weeks ahead against the cash that was there. */
 const TrackRecord: FC<{ m: DashboardModel; currency: string }> = ({ m, currency }) => {
   const v = m.variance;
@@ -277,6 +359,7 @@ const TrackRecord: FC<{ m: DashboardModel; currency: string }> = ({ m, currency 
             </p>
           ) : null}
           <VarianceChart points={points} horizon={m.horizon} currency={currency} />
+          <CategoryVariance week={v.weeks[0]} horizon={m.horizon} />
           <details class="weeks">
             <summary>Week by week</summary>
             <div class="table-wrap">

@@ -29,7 +29,12 @@ export const registerGetForecast = (api: Api, deps: PipelineDeps) =>
       const forecast = await getForecast({ ctx, scenarioId: query.scenarioId });
       return withNotes(
         ctx,
-        query.variance ? { ...forecast, variance: await getForecastVariance({ ctx }) } : forecast,
+        query.variance || query.varianceCategories
+          ? {
+              ...forecast,
+              variance: await getForecastVariance({ ctx, categories: query.varianceCategories }),
+            }
+          : forecast,
       );
     },
   });
