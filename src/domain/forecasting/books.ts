@@ -248,6 +248,7 @@ export function booksAsOf(
         accountId: d.accountId,
         date: d.issueDate,
         dueDate: then.expectedDate,
+        paidDate: then.paidDate,
         amount: d.total,
         currency: d.currency,
         currencyRate: d.currencyRate,

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { expectedLateness, fitCollection, latenessSpread, medianLateness } from "./collection.ts";
+import {
+  expectedLateness,
+  fitCollection,
+  kaplanMeier,
+  latenessSpread,
+  medianLateness,
+  spreadWeight,
+  unpaidWeight,
+} from "./collection.ts";
 import { addDays } from "./dates.ts";
 import type { SalesHistoryEntry } from "./types.ts";
 
@@ -113,6 +121,29 @@ describe("latenessSpread: an open receivable spread over past payments, never-pa
     const late = latenessSpread(m, "D", 10);
     expect(late && [...late.values]).toEqual([]);
     expect(late).toMatchObject({ unpaid: 3, own: true });
+  });
+
+  it("an invoice still open weighs on the later payments (Kaplan–Meier), not on the earlier ones", () => {
+    // A paid 0, 2, 4, 30 days late; one invoice open 3 days past due was not paid by 3 days
+    // late: its weight passes in equal halves to the 4- and 30-day payments (1.5 each).
+    expect(kaplanMeier(Int32Array.from([0, 2, 4, 30]), [3], 0)).toEqual({
+      cumulative: Float64Array.from([0, 1, 2, 3.5, 5]),
+      unpaid: 1.5,
+    });
+    // With one never-paid invoice as well: the open one's weight is shared three ways.
+    const w = kaplanMeier(Int32Array.from([0, 2, 4, 30]), [3], 1);
+    expect(w?.unpaid).toBeCloseTo(4 / 3, 12);
+    expect(kaplanMeier(Int32Array.from([0, 2]), [], 0)).toBeNull();
+  });
+
+  it("the spread of a fresh invoice carries those weights: a slow payer's open invoice counts", () => {
+    // The model above: A's open invoice 10 days past due (undecided) passes its weight to the
+    // 30-day payment and the never-paid invoice, which weigh 1.5 each; 0, 2 and 4 weigh 1.
+    const s = latenessSpread(model, "A", -5);
+    if (!s) throw new Error("no spread");
+    expect(spreadWeight(s, 0, 3)).toBe(3);
+    expect(spreadWeight(s, 3, 4)).toBe(1.5);
+    expect(unpaidWeight(s)).toBe(1.5);
   });
 
   it("without the date, no invoice is judged unpaid (the model as before)", () => {

@@ -30,6 +30,61 @@ export interface CollectionModel {
   /** Per customer and overall: days overdue (sorted) of invoices unpaid UNPAID_AFTER_DAYS on. */
   unpaidByContact: Map<string, Int32Array>;
   unpaidAll: Int32Array;
+  /**
+   * Each pool's weights for the invoices still open and undecided (Kaplan–Meier, `kaplanMeier`):
+   * absent when the pool has none (every payment then weighs 1).
+   */
+  weightsByContact: Map<string, PoolWeights>;
+  weightsAll: PoolWeights | null;
+}
+
+/**
+ * What the invoices still open (less than UNPAID_AFTER_DAYS overdue) say: each was not paid by
+ * today, so its lateness is known only to exceed how overdue it is (a censored observation).
+ * Left out, the paid invoices alone make customers look quicker than they are (a slow invoice of
+ * last month is still open; a quick one is already in the pool). The Kaplan–Meier estimate
+ * keeps them: each open invoice's weight passes in equal parts to every observation later than
+ * it (paid later, never paid, or open longer). `cumulative[i]`: the weight of the pool's first i
+ * paid values (in sorted order); `unpaid`: the weight each never-paid invoice carries.
+ */
+export interface PoolWeights {
+  cumulative: Float64Array;
+  unpaid: number;
+}
+
+/**
+ * The Kaplan–Meier weights of a pool: `paid` sorted lateness values, `open` the days overdue of
+ * its invoices still open, `unpaid` how many were never paid (after every value). Null without
+ * open invoices (every weight 1).
+ */
+export function kaplanMeier(
+  paid: Int32Array,
+  open: readonly number[],
+  unpaid: number,
+): PoolWeights | null {
+  if (open.length === 0) return null;
+  const censored = Int32Array.from(open).sort();
+  const cumulative = new Float64Array(paid.length + 1);
+  let remaining = paid.length + censored.length + unpaid;
+  let weight = 1;
+  let c = 0;
+  for (let i = 0; i < paid.length; i++) {
+    const v = paid[i] ?? 0;
+    // An invoice open at c days overdue was not paid by c days late: values ≤ c come first.
+    while (c < censored.length && (censored[c] ?? 0) < v) {
+      remaining -= 1;
+      if (remaining > 0) weight += weight / remaining;
+      c += 1;
+    }
+    cumulative[i + 1] = (cumulative[i] ?? 0) + weight;
+    remaining -= 1;
+  }
+  while (c < censored.length) {
+    remaining -= 1;
+    if (remaining > 0) weight += weight / remaining;
+    c += 1;
+  }
+  return { cumulative, unpaid: weight };
 }
 
 /** Builds the model from sales history (paid invoices with a due date). */
@@ -43,6 +98,8 @@ export function fitCollection(
   const byContactIdx = new Map<string, number[]>();
   const unpaid: number[] = [];
   const unpaidByContact = new Map<string, number[]>();
+  const open: number[] = [];
+  const openByContact = new Map<string, number[]>();
   const todayDay = today === undefined ? null : dayNumber(today);
   const parsed = salesDays(history);
   for (let k = 0; k < history.length; k++) {
@@ -51,7 +108,13 @@ export function fitCollection(
     const paid = parsed.paid[k] ?? NO_DAY;
     if (!e.paidDate && e.dueDate && todayDay !== null) {
       const overdue = todayDay - due;
-      if (overdue < UNPAID_AFTER_DAYS) continue;
+      if (overdue < UNPAID_AFTER_DAYS) {
+        open.push(overdue);
+        const l = openByContact.get(e.contactId);
+        if (l) l.push(overdue);
+        else openByContact.set(e.contactId, [overdue]);
+        continue;
+      }
       unpaid.push(overdue);
       const l = unpaidByContact.get(e.contactId);
       if (l) l.push(overdue);
@@ -72,16 +135,27 @@ export function fitCollection(
     idx.sort((a, b) => (days[a] ?? 0) - (days[b] ?? 0) || a - b);
     byContact.set(id, Int32Array.from(idx.slice(-RECENT_PAYMENTS), (i) => lates[i] ?? 0).sort());
   }
+  const unpaidSorted = new Map(
+    [...unpaidByContact].map(([id, l]) => [id, Int32Array.from(l.slice(-RECENT_PAYMENTS)).sort()]),
+  );
+  const all = Int32Array.from(lates).sort();
+  const unpaidAll = Int32Array.from(unpaid).sort();
+  const weightsByContact = new Map<string, PoolWeights>();
+  for (const [id, list] of openByContact) {
+    const w = kaplanMeier(
+      byContact.get(id) ?? new Int32Array(0),
+      list,
+      unpaidSorted.get(id)?.length ?? 0,
+    );
+    if (w) weightsByContact.set(id, w);
+  }
   return {
     byContact,
-    all: Int32Array.from(lates).sort(),
-    unpaidByContact: new Map(
-      [...unpaidByContact].map(([id, l]) => [
-        id,
-        Int32Array.from(l.slice(-RECENT_PAYMENTS)).sort(),
-      ]),
-    ),
-    unpaidAll: Int32Array.from(unpaid).sort(),
+    all,
+    unpaidByContact: unpaidSorted,
+    unpaidAll,
+    weightsByContact,
+    weightsAll: kaplanMeier(all, open, unpaidAll.length),
   };
 }
 
@@ -147,6 +221,12 @@ export interface LatenessSpread {
   unpaid: number;
   /** Whose history: the customer's own or the organisation's. */
   own: boolean;
+  /**
+   * The pool's Kaplan–Meier weights (null: each value and unpaid invoice weighs 1), and where
+   * `values` starts in the pool (weights.cumulative is indexed on the whole pool).
+   */
+  weights: PoolWeights | null;
+  offset: number;
 }
 
 /**
@@ -167,9 +247,11 @@ export function latenessSpread(
   // A customer whose invoices went unpaid has a record of their own even with few payments: a
   // bad debtor's next invoice is judged by their history, not by the organisation's payers.
   if ((own?.length ?? 0) + (ownUnpaid?.length ?? 0) >= MIN_OWN_PAYMENTS) {
-    const values = own ? own.subarray(lowerBound(own, overdueDays + 1)) : new Int32Array(0);
+    const offset = own ? lowerBound(own, overdueDays + 1) : 0;
+    const values = own ? own.subarray(offset) : new Int32Array(0);
     const unpaid = countFrom(ownUnpaid, overdueDays);
-    if (values.length > 0 || unpaid > 0) return { values, unpaid, own: true };
+    const weights = (contactId && model.weightsByContact.get(contactId)) || null;
+    if (values.length > 0 || unpaid > 0) return { values, unpaid, own: true, weights, offset };
   }
   if (model.all.length === 0) return undefined;
   // Strictly later than today (conditionalMedian says why).
@@ -179,8 +261,23 @@ export function latenessSpread(
         values: model.all.subarray(from),
         unpaid: countFrom(model.unpaidAll, overdueDays),
         own: false,
+        weights: model.weightsAll,
+        offset: from,
       }
     : null;
+}
+
+/**
+ * The weight of a spread's values [from, to) (indices into `values`), and of its unpaid
+ * invoices: counts without weights.
+ */
+export function spreadWeight(s: LatenessSpread, from: number, to: number): number {
+  if (!s.weights) return to - from;
+  const c = s.weights.cumulative;
+  return (c[s.offset + to] ?? 0) - (c[s.offset + from] ?? 0);
+}
+export function unpaidWeight(s: LatenessSpread): number {
+  return s.weights ? s.unpaid * s.weights.unpaid : s.unpaid;
 }
 
 /** How many values of a sorted array are ≥ x (0 without an array). */

@@ -567,3 +567,65 @@ describe("computeForecast, golden scenario pinned to Wed 11 March 2026 (Sydney)"
     }
   });
 });
+
+describe("open bills: paid as this business has paid its bills against their due dates", () => {
+  // Supplier S's last four bills were paid 3, 2 and 1 days early and on the day (lateness −3,
+  // −2, −1, 0). An open bill of 400 due Monday 16 March (week 2), no planned date: a quarter on
+  // each of 13, 14, 15 March (week 1: 300) and 16 March (week 2: 100).
+  const paidBill = (due: string, paidOn: string): RecurringHistoryEntry => ({
+    kind: "bill",
+    contactId: "S",
+    contactName: "Supplier",
+    accountId: "acc_cogs",
+    date: "2026-01-01",
+    dueDate: due,
+    paidDate: paidOn,
+    amount: "100",
+    currency: "AUD",
+    currencyRate: null,
+  });
+  const bills = [
+    paidBill("2026-01-20", "2026-01-17"),
+    paidBill("2026-01-27", "2026-01-25"),
+    paidBill("2026-02-03", "2026-02-02"),
+    paidBill("2026-02-10", "2026-02-10"),
+  ];
+  const open = item({
+    id: "billS",
+    source: "LEDGER_BILL",
+    amount: "400",
+    expectedDate: "2026-03-16",
+    contactId: "S",
+    accountId: "acc_cogs",
+  });
+  const run = (kind: ScenarioKind, planned?: string) =>
+    computeForecast({
+      ...input(kind),
+      openItems: [planned ? { ...open, expectedDate: planned, dueDate: "2026-03-16" } : open],
+      purchaseOrders: [],
+      recurringHistory: bills,
+      salesHistory: [],
+    });
+
+  it("BASE spreads it over the weeks past payments fell in", () => {
+    const r = run("BASE");
+    expect(r.lines.filter((l) => l.itemId === "billS").map((l) => [l.weekIndex, l.amount])).toEqual(
+      [
+        [0, "300"],
+        [1, "100"],
+      ],
+    );
+    expect(r.weeks[0]?.outflow).toBe("300");
+  });
+
+  it("a planned payment date is kept, and WORST keeps the due date", () => {
+    expect(run("BASE", "2026-03-20").lines.find((l) => l.itemId === "billS")).toMatchObject({
+      weekIndex: 1,
+      amount: "400",
+    });
+    expect(run("WORST").lines.find((l) => l.itemId === "billS")).toMatchObject({
+      date: "2026-03-16",
+      amount: "400",
+    });
+  });
+});

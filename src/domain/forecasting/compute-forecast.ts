@@ -19,6 +19,8 @@ import {
   latenessSpread,
   lowerBound,
   medianLateness,
+  spreadWeight,
+  unpaidWeight,
 } from "./collection.ts";
 import {
   type CollectionCurves,
@@ -40,8 +42,8 @@ import { rulesFor, type ScenarioRules } from "./scenarios.ts";
 import {
   describeLag,
   fitPurchaseOrderTiming,
+  openOrderLag,
   type PurchaseOrderTiming,
-  purchaseOrderLag,
 } from "./timing.ts";
 import type {
   Flow,
@@ -99,6 +101,8 @@ export interface ForecastModel {
   seasonEvidence: SeasonalEvidence;
   /** When customers pay, from their paid invoices. */
   collection: CollectionModel;
+  /** When the business pays its suppliers' bills against their due date (the same model). */
+  billTiming: CollectionModel;
   /** Share of a new invoice collected k days after issue, per customer and organisation. */
   curves: CollectionCurves;
   /** How long after delivery each supplier's purchase orders are paid. */
@@ -196,6 +200,25 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
     seasonEvidence: seasonFit,
     runRates,
     collection: fitCollection(input.salesHistory, today),
+    billTiming: fitCollection(
+      input.recurringHistory.flatMap((e) =>
+        e.kind === "bill" && e.contactId && e.dueDate
+          ? [
+              {
+                contactId: e.contactId,
+                issueDate: e.date,
+                total: e.amount,
+                currency: e.currency,
+                currencyRate: e.currencyRate,
+                dueDate: e.dueDate,
+                paidDate: e.paidDate ?? null,
+                accountId: e.accountId,
+              },
+            ]
+          : [],
+      ),
+      today,
+    ),
     curves,
     purchaseOrderTiming: fitPurchaseOrderTiming(input.purchaseOrderHistory ?? []),
   };
@@ -429,54 +452,61 @@ export function computeForecast(
     baseDay: number,
     full: Cents,
     weightMicro: number | null,
+    bill = false,
   ) => {
     const total = weightMicro !== null ? weighCents(full, weightMicro) : full;
-    const shares = spread.values.length + spread.unpaid;
+    // A bill is owed whatever the past says: its never-paid share is not left out.
+    const unpaidShares = bill ? 0 : spread.unpaid;
+    const shares = spread.values.length + unpaidShares;
+    // The amount is shared by weight (1 each, or Kaplan–Meier's for a pool with open invoices);
+    // the notes count the past invoices.
+    const totalWeight =
+      spreadWeight(spread, 0, spread.values.length) + (bill ? 0 : unpaidWeight(spread));
     // Values are sorted: the horizon's end, then each week's last day, is found by binary
     // search, so an organisation-wide history of any length costs 14 searches per receivable.
     const values = spread.values;
     const end = lowerBound(values, week1Start + 7 * WEEKS - baseDay);
     const beyond = values.length - end;
-    const whose = spread.own ? "the customer's" : "the organisation's";
+    const whose = spread.own ? (bill ? "the supplier's" : "the customer's") : "the organisation's";
+    const noun = bill ? "bills" : "invoices";
     if (end === 0) {
       excluded.push({ itemId: item.id, reason: "beyond the 13-week horizon" });
       return;
     }
-    if (beyond + spread.unpaid > 0)
+    if (beyond + unpaidShares > 0)
       excluded.push({
         itemId: item.id,
-        reason: `${beyond + spread.unpaid} of ${shares} of ${whose} past invoices this late were paid after the 13-week horizon or not at all`,
+        reason: `${beyond + unpaidShares} of ${shares} of ${whose} past ${noun} this late were paid after the 13-week horizon${bill ? "" : " or not at all"}`,
       });
     // Invariant per item, so computed once rather than per week.
     const overdue = dayNumber(item.expectedDate) < todayDay;
     const fullText = centsToDecimal(full);
     let from = 0;
-    let cum = 0;
     let allocated = 0;
     for (let w = 0; w < WEEKS && from < end; w++) {
       const to = lowerBound(values, week1Start + 7 * (w + 1) - baseDay);
       if (to <= from) continue;
       const n = to - from;
+      const share = spreadWeight(spread, from, to) / totalWeight;
       const day = baseDay + (values[from] ?? 0);
       from = to;
-      cum += n;
-      const upTo = Math.round((total * cum) / shares);
+      const upTo = Math.round((total * spreadWeight(spread, 0, to)) / totalWeight);
       const amount = upTo - allocated;
       allocated = upTo;
       if (amount === 0) continue;
       place(
         item.id,
-        "LEDGER_INVOICE",
-        true,
+        bill ? "LEDGER_BILL" : "LEDGER_INVOICE",
+        !bill,
         day,
         amount,
         full,
-        toMicro(n / shares),
+        toMicro(share),
         false,
         overdue,
         item.accountId,
         item.contactId,
-        `${n} of ${shares} of ${whose} past invoices at least this late were paid in this week`,
+        `${n} of ${shares} of ${whose} past ${noun} at least this late were paid in this week`,
         fullText,
       );
     }
@@ -538,6 +568,20 @@ export function computeForecast(
       if (signed < 0) continue;
       inflow = false;
       if (rules.billStretchDays > 0) day = Math.max(expectedDay, dueDay + rules.billStretchDays);
+      else if (
+        rules.receivableTiming === "history" &&
+        !rules.noLatePayers &&
+        !rules.customerDelay &&
+        expectedDay === dueDay
+      ) {
+        // Without a planned date, a bill is paid as this business has paid its bills against
+        // their due dates (a few days early, some late), spread like a receivable.
+        const spread = latenessSpread(model.billTiming, item.contactId, todayDay - dueDay);
+        if (spread && spread.values.length > 1) {
+          spreadReceivable(item, spread, dueDay, full, null, true);
+          continue;
+        }
+      }
     } else {
       inflow = signed > 0;
       if (item.source === "PIPELINE") {
@@ -574,8 +618,17 @@ export function computeForecast(
     const amount = baseCents(po.total, po.currency, base, po.currencyRate);
     if (amount <= 0) continue;
     const delivered = dayNumber(po.deliveryDate ?? po.expectedArrivalDate ?? po.issueDate ?? today);
-    const lag = purchaseOrderLag(model.purchaseOrderTiming, po.contactId);
-    const day = delivered + (lag?.lagDays ?? 0);
+    // Still unbilled today: only past orders paid later than that many days after delivery tell
+    // when (the receivables' rule, timing.ts openOrderLag).
+    const timing = openOrderLag(model.purchaseOrderTiming, po.contactId, todayDay - delivered);
+    if (timing === null) {
+      excluded.push({
+        itemId: po.id,
+        reason: `doubtful: delivered ${todayDay - delivered} days ago and unbilled, later than any past order was paid`,
+      });
+      continue;
+    }
+    const day = delivered + timing.lagDays;
     place(
       po.id,
       "PURCHASE_ORDER",
@@ -588,7 +641,7 @@ export function computeForecast(
       delivered < todayDay,
       po.accountId,
       po.contactId,
-      describeLag(lag),
+      describeLag(timing.lag, timing.lagDays),
     );
   }
 

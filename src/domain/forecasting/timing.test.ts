@@ -97,6 +97,26 @@ describe("learned timing: purchase orders", () => {
     });
   });
 
+  it("an order still unbilled later than most: the median of the later lags; later than all: left out", () => {
+    // S's lags sorted: 27, 29, 29, 30, 31. Delivered 9 Feb, unbilled on 11 Mar (30 days): only the
+    // 31-day order was paid later than that → 12 Mar. Delivered 1 Feb (38 days): never that late.
+    const f = forecast(
+      wholesaler([
+        order("po-late", "S", "2026-02-09", null),
+        order("po-stale", "S", "2026-02-01", null),
+      ]),
+    );
+    expect(f.lines.find((l) => l.itemId === "po-late")).toMatchObject({
+      date: "2026-03-12",
+      note: "paid 31 days after delivery (this supplier's median, among 5 paid orders delivered 2025-09-01 to 2025-12-30, of those paid later than this one already is)",
+    });
+    expect(f.lines.some((l) => l.itemId === "po-stale")).toBe(false);
+    expect(f.excluded).toContainEqual({
+      itemId: "po-stale",
+      reason: "doubtful: delivered 38 days ago and unbilled, later than any past order was paid",
+    });
+  });
+
   it("learns only from bills paid by the cutoff", () => {
     // On 2025-12-01 only the first three orders' bills were paid (Sep, Oct, Nov deliveries).
     const f = forecast(wholesaler([order("po-open", "S", "2025-12-05", null)]), "2025-12-01");

@@ -101,6 +101,8 @@ export interface RecurringHistoryEntry {
   date: string;
   /** Bills: due date (when cash leaves); bank lines: null (the date is the cash date). */
   dueDate: string | null;
+  /** Bills: when fully paid, as known then (absent or null: not paid, or not known). */
+  paidDate?: string | null;
   /** Positive gross amount in the entry's currency. */
   amount: string;
   currency: string;
