@@ -265,7 +265,9 @@ export function booksAsOf(
 
   const purchaseOrders: OpenPurchaseOrder[] = [];
   const purchaseOrderHistory: PurchaseOrderPayment[] = [];
-  const docById = new Map(books.documents.map((d) => [d.id, d]));
+  // Only the bills orders name (a map of every document cost more than the rest of this loop).
+  const billIds = new Set(books.purchaseOrders.map((po) => po.billId));
+  const docById = new Map(books.documents.filter((d) => billIds.has(d.id)).map((d) => [d.id, d]));
   for (const po of books.purchaseOrders) {
     const open = purchaseOrderAsOf(po, cutoff);
     if (open) purchaseOrders.push(open);

@@ -1,5 +1,5 @@
-import { baseCents } from "./cents.ts";
-import { dayNumber } from "./dates.ts";
+import { dateOf, dayNumber } from "./dates.ts";
+import { NO_DAY, salesCents, salesDays } from "./sales-history.ts";
 import type { SalesHistoryEntry } from "./types.ts";
 
 /**
@@ -39,26 +39,35 @@ export interface CollectionCurves {
   byCustomer: Map<string, CollectionCurve>;
 }
 
+/**
+ * Plain arrays, not typed ones: there is a tally per customer, and tens of thousands of small
+ * typed arrays (each with its own backing store) cost more to allocate and collect than the
+ * fitting itself. Issue dates are kept as day numbers (compared, not their text).
+ */
 interface Tally {
   /** paid[k]: weight paid within k days, among invoices at least k days old. */
-  paid: Float64Array;
+  paid: number[];
   /** seen[k]: weight of invoices at least k days old. */
-  seen: Float64Array;
+  seen: number[];
   n: number;
-  from: string | null;
-  to: string | null;
+  from: number;
+  to: number;
 }
 
 const emptyTally = (): Tally => ({
-  paid: new Float64Array(CURVE_DAYS + 2),
-  seen: new Float64Array(CURVE_DAYS + 2),
+  paid: new Array<number>(CURVE_DAYS + 2).fill(0),
+  seen: new Array<number>(CURVE_DAYS + 2).fill(0),
   n: 0,
-  from: null,
-  to: null,
+  from: Number.POSITIVE_INFINITY,
+  to: Number.NEGATIVE_INFINITY,
 });
 
+/** The issue dates of a tally's first and last invoice (null when it has none). */
+const span = (t: Tally) =>
+  t.n === 0 ? { from: null, to: null } : { from: dateOf(t.from), to: dateOf(t.to) };
+
 /** Adds one invoice: weight w, age a (days since issue), paid after d days (Infinity: not paid). */
-function tally(t: Tally, w: number, age: number, delay: number, issueDate: string) {
+function tally(t: Tally, w: number, age: number, delay: number, issueDay: number) {
   const top = Math.min(age, CURVE_DAYS);
   // Difference arrays: seen[0..top] += w; paid[d..top] += w.
   t.seen[0] = (t.seen[0] ?? 0) + w;
@@ -69,8 +78,8 @@ function tally(t: Tally, w: number, age: number, delay: number, issueDate: strin
     t.paid[top + 1] = (t.paid[top + 1] ?? 0) - w;
   }
   t.n += 1;
-  if (t.from === null || issueDate < t.from) t.from = issueDate;
-  if (t.to === null || issueDate > t.to) t.to = issueDate;
+  if (issueDay < t.from) t.from = issueDay;
+  if (issueDay > t.to) t.to = issueDay;
 }
 
 /** Prefix sums of a tally's difference arrays, in place. */
@@ -96,21 +105,24 @@ export function fitCollectionCurves(
   const todayDay = dayNumber(today);
   const org = emptyTally();
   const mine = new Map<string, Tally>();
-  for (const e of history) {
-    const issue = dayNumber(e.issueDate);
+  const days = salesDays(history);
+  const totals = salesCents(history, baseCurrency);
+  for (let i = 0; i < history.length; i++) {
+    const e = history[i] as SalesHistoryEntry;
+    const issue = days.issue[i] ?? 0;
     const age = todayDay - issue;
     if (age < 0 || age > CURVE_WINDOW_DAYS) continue;
-    const paid = e.paidDate ? dayNumber(e.paidDate) : null;
-    const delay = paid !== null && paid <= todayDay ? paid - issue : Number.POSITIVE_INFINITY;
-    const cents = baseCents(e.total, e.currency, baseCurrency, e.currencyRate);
+    const paid = days.paid[i] ?? NO_DAY;
+    const delay = paid !== NO_DAY && paid <= todayDay ? paid - issue : Number.POSITIVE_INFINITY;
+    const cents = totals[i] ?? 0;
     if (cents <= 0) continue;
-    tally(org, cents, age, delay, e.issueDate);
+    tally(org, cents, age, delay, issue);
     let t = mine.get(e.contactId);
     if (!t) {
       t = emptyTally();
       mine.set(e.contactId, t);
     }
-    tally(t, 1, age, delay, e.issueDate);
+    tally(t, 1, age, delay, issue);
   }
   settle(org);
   const orgCurve = new Float64Array(CURVE_DAYS + 1);
@@ -122,8 +134,7 @@ export function fitCollectionCurves(
   const organisation: CollectionCurve = {
     cumulative: monotone(orgCurve),
     observations: org.n,
-    from: org.from,
-    to: org.to,
+    ...span(org),
   };
   const byCustomer = new Map<string, CollectionCurve>();
   for (const [contactId, t] of mine) {
@@ -137,8 +148,7 @@ export function fitCollectionCurves(
     byCustomer.set(contactId, {
       cumulative: monotone(c),
       observations: t.n,
-      from: t.from,
-      to: t.to,
+      ...span(t),
     });
   }
   return { organisation, byCustomer };

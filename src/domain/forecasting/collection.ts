@@ -1,4 +1,5 @@
 import { dayNumber } from "./dates.ts";
+import { NO_DAY, salesDays } from "./sales-history.ts";
 import type { SalesHistoryEntry } from "./types.ts";
 
 /**
@@ -100,9 +101,13 @@ export function fitCollection(
   const open: number[] = [];
   const openByContact = new Map<string, number[]>();
   const todayDay = today === undefined ? null : dayNumber(today);
-  for (const e of history) {
+  const parsed = salesDays(history);
+  for (let k = 0; k < history.length; k++) {
+    const e = history[k] as SalesHistoryEntry;
+    const due = parsed.due[k] ?? NO_DAY;
+    const paid = parsed.paid[k] ?? NO_DAY;
     if (!e.paidDate && e.dueDate && todayDay !== null) {
-      const overdue = todayDay - dayNumber(e.dueDate);
+      const overdue = todayDay - due;
       if (overdue < UNPAID_AFTER_DAYS) {
         open.push(overdue);
         const l = openByContact.get(e.contactId);
@@ -117,9 +122,9 @@ export function fitCollection(
       continue;
     }
     if (!e.paidDate || !e.dueDate) continue;
-    const late = dayNumber(e.paidDate) - dayNumber(e.dueDate);
+    const late = paid - due;
     const i = lates.length;
-    days.push(dayNumber(e.issueDate));
+    days.push(parsed.issue[k] ?? 0);
     lates.push(late);
     const list = byContactIdx.get(e.contactId);
     if (list) list.push(i);

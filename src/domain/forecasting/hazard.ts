@@ -1,5 +1,6 @@
 import { baseCents, type Cents, medianCents } from "./cents.ts";
 import { dayNumber } from "./dates.ts";
+import { NO_DAY, salesCents, salesDays } from "./sales-history.ts";
 import type { CustomerInfo, RecurringHistoryEntry, SalesHistoryEntry } from "./types.ts";
 
 /**
@@ -72,25 +73,29 @@ export function fitCustomers(
 ): CustomerModel[] {
   const active = new Set(customers.filter((c) => c.active).map((c) => c.contactId));
   const todayDay = dayNumber(today);
-  const byContact = new Map<string, SalesHistoryEntry[]>();
-  for (const e of history) {
-    if (!active.has(e.contactId)) continue;
-    const list = byContact.get(e.contactId) ?? [];
-    list.push(e);
-    byContact.set(e.contactId, list);
-  }
+  const days = salesDays(history);
+  const totals = salesCents(history, baseCurrency);
+  // Each active customer's invoices, as indices into `history`.
+  const byContact = new Map<string, number[]>();
+  history.forEach((e, i) => {
+    if (!active.has(e.contactId)) return;
+    const list = byContact.get(e.contactId);
+    if (list) list.push(i);
+    else byContact.set(e.contactId, [i]);
+  });
   const models: CustomerModel[] = [];
   for (const [contactId, entries] of byContact) {
     const orders = new Map<number, Cents>();
     const delays: number[] = [];
     const terms: number[] = [];
-    for (const e of entries) {
-      const day = dayNumber(e.issueDate);
+    for (const i of entries) {
+      const day = days.issue[i] ?? 0;
       if (day > todayDay) continue;
-      const cents = baseCents(e.total, e.currency, baseCurrency, e.currencyRate);
-      orders.set(day, (orders.get(day) ?? 0) + cents);
-      if (e.paidDate) delays.push(dayNumber(e.paidDate) - day);
-      if (e.dueDate) terms.push(dayNumber(e.dueDate) - day);
+      orders.set(day, (orders.get(day) ?? 0) + (totals[i] ?? 0));
+      const paid = days.paid[i] ?? NO_DAY;
+      const due = days.due[i] ?? NO_DAY;
+      if (paid !== NO_DAY) delays.push(paid - day);
+      if (due !== NO_DAY) terms.push(due - day);
     }
     if (orders.size < MIN_ORDERS) continue;
     const orderDays = [...orders.keys()].sort((a, b) => a - b);
@@ -113,7 +118,7 @@ export function fitCustomers(
           : DEFAULT_DELAY_DAYS;
     models.push({
       contactId,
-      accountId: mode(entries.map((e) => e.accountId)),
+      accountId: mode(entries.map((i) => history[i]?.accountId ?? null)),
       orderDays,
       intervals,
       medianInterval,

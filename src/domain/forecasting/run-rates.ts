@@ -1,6 +1,7 @@
 import { baseCents, type Cents } from "./cents.ts";
 import { dayNumber } from "./dates.ts";
 import type { RecurringStream } from "./recurring.ts";
+import { NO_DAY, salesCents, salesDays } from "./sales-history.ts";
 import type { RecurringHistoryEntry, SalesHistoryEntry } from "./types.ts";
 
 /**
@@ -62,13 +63,16 @@ export function fitRunRates(input: {
   let sales = 0;
   const salesAccounts: (string | null)[] = [];
   const delays: number[] = [];
-  for (const e of input.salesHistory) {
-    const day = dayNumber(e.issueDate);
-    if (e.paidDate && day > todayDay - 365) delays.push(dayNumber(e.paidDate) - day);
-    if (!inWindow(day) || input.fittedCustomers.has(e.contactId)) continue;
-    sales += baseCents(e.total, e.currency, input.baseCurrency, e.currencyRate);
+  const days = salesDays(input.salesHistory);
+  const totals = salesCents(input.salesHistory, input.baseCurrency);
+  input.salesHistory.forEach((e, i) => {
+    const day = days.issue[i] ?? 0;
+    const paid = days.paid[i] ?? NO_DAY;
+    if (paid !== NO_DAY && day > todayDay - 365) delays.push(paid - day);
+    if (!inWindow(day) || input.fittedCustomers.has(e.contactId)) return;
+    sales += totals[i] ?? 0;
     salesAccounts.push(e.accountId);
-  }
+  });
   if (sales > 0) {
     out.push({
       kind: "customers",
@@ -162,14 +166,16 @@ export function seasonalEvidence(
   let after = 0;
   let invoices = 0;
   let earliest = Number.POSITIVE_INFINITY;
-  for (const e of sales) {
-    const d = dayNumber(e.issueDate);
+  const days = salesDays(sales);
+  const totals = salesCents(sales, baseCurrency);
+  for (let i = 0; i < sales.length; i++) {
+    const d = days.issue[i] ?? 0;
     if (d < earliest) earliest = d;
     if (d > t - RUN_RATE_DAYS && d <= t) {
-      before += baseCents(e.total, e.currency, baseCurrency, e.currencyRate);
+      before += totals[i] ?? 0;
       invoices += 1;
     } else if (d > t && d <= t + RUN_RATE_DAYS) {
-      after += baseCents(e.total, e.currency, baseCurrency, e.currencyRate);
+      after += totals[i] ?? 0;
       invoices += 1;
     }
   }
