@@ -1,4 +1,5 @@
 import { localDate } from "../timezones.ts";
+import { accountOrder } from "./account-choice.ts";
 import {
   assertSafeCents,
   baseCents,
@@ -116,7 +117,14 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
   const week1Start = mondayOnOrBefore(todayDay);
   const horizonEnd = week1Start + WEEKS * 7 - 1;
   const streams = detectRecurring(input.recurringHistory, today, input.baseCurrency);
-  const customers = fitCustomers(input.salesHistory, input.customers, today, input.baseCurrency);
+  const order = accountOrder(input.accounts);
+  const customers = fitCustomers(
+    input.salesHistory,
+    input.customers,
+    today,
+    input.baseCurrency,
+    order,
+  );
   const recurringSuppliers = new Set(
     streams.filter((st) => st.kind === "bill" && st.contactId).map((st) => st.contactId as string),
   );
@@ -132,6 +140,7 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
     ordered,
     today,
     input.baseCurrency,
+    order,
   );
   const curves = fitCollectionCurves(input.salesHistory, today, input.baseCurrency);
   // Customers' orders: paid along their collection curve (collection-curve.ts).
@@ -185,6 +194,7 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
     streams,
     fittedCustomers: new Set(customers.map((c) => c.contactId)),
     fittedSuppliers: new Set(suppliers.map((c) => c.contactId)),
+    order,
   });
   return {
     today,

@@ -1,3 +1,4 @@
+import { type AccountOrder, mostUsedAccount } from "./account-choice.ts";
 import { baseCents, type Cents, medianCents } from "./cents.ts";
 import { dayNumber } from "./dates.ts";
 import { NO_DAY, salesCents, salesDays } from "./sales-history.ts";
@@ -45,21 +46,6 @@ function median(values: readonly number[]): number {
   return s.length % 2 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
 }
 
-/** The most frequent non-null value (ties: the smallest), or null. */
-function mode(values: readonly (string | null)[]): string | null {
-  const counts = new Map<string, number>();
-  for (const v of values) if (v !== null) counts.set(v, (counts.get(v) ?? 0) + 1);
-  let best: string | null = null;
-  let bestCount = 0;
-  for (const [v, n] of counts) {
-    if (n > bestCount || (n === bestCount && best !== null && v < best)) {
-      best = v;
-      bestCount = n;
-    }
-  }
-  return best;
-}
-
 /**
  * Fits the customers with a regular cadence: at least MIN_ORDERS orders (invoices of one day
  * are one order), intervals with a coefficient of variation up to MAX_CADENCE_CV, and an ACTIVE
@@ -70,6 +56,7 @@ export function fitCustomers(
   customers: readonly CustomerInfo[],
   today: string,
   baseCurrency: string,
+  order: AccountOrder = new Map(),
 ): CustomerModel[] {
   const active = new Set(customers.filter((c) => c.active).map((c) => c.contactId));
   const todayDay = dayNumber(today);
@@ -118,7 +105,10 @@ export function fitCustomers(
           : DEFAULT_DELAY_DAYS;
     models.push({
       contactId,
-      accountId: mode(entries.map((i) => history[i]?.accountId ?? null)),
+      accountId: mostUsedAccount(
+        entries.map((i) => history[i]?.accountId ?? null),
+        order,
+      ),
       orderDays,
       intervals,
       medianInterval,
@@ -145,6 +135,7 @@ export function fitSuppliers(
   extraDays: ReadonlyMap<string, readonly number[]>,
   today: string,
   baseCurrency: string,
+  order: AccountOrder = new Map(),
 ): CustomerModel[] {
   const todayDay = dayNumber(today);
   const byContact = new Map<string, RecurringHistoryEntry[]>();
@@ -185,7 +176,10 @@ export function fitSuppliers(
     const delay = terms.length > 0 ? median(terms.slice(-RECENT)) : DEFAULT_DELAY_DAYS;
     models.push({
       contactId,
-      accountId: mode(entries.map((e) => e.accountId)),
+      accountId: mostUsedAccount(
+        entries.map((e) => e.accountId),
+        order,
+      ),
       orderDays,
       intervals,
       medianInterval,

@@ -1,3 +1,4 @@
+import { type AccountOrder, mostUsedAccount } from "./account-choice.ts";
 import { baseCents, type Cents } from "./cents.ts";
 import { dayNumber } from "./dates.ts";
 import type { RecurringStream } from "./recurring.ts";
@@ -35,16 +36,6 @@ function median(values: readonly number[]): number {
   return s.length % 2 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
 }
 
-function mode(values: readonly (string | null)[]): string | null {
-  const counts = new Map<string, number>();
-  for (const v of values) if (v !== null) counts.set(v, (counts.get(v) ?? 0) + 1);
-  let best: string | null = null;
-  let n = 0;
-  for (const [v, c] of counts)
-    if (c > n || (c === n && best !== null && v < best)) [best, n] = [v, c];
-  return best;
-}
-
 /** The run rates as at `today`; fitted customers and suppliers and recurring streams excluded. */
 export function fitRunRates(input: {
   today: string;
@@ -54,6 +45,8 @@ export function fitRunRates(input: {
   streams: readonly RecurringStream[];
   fittedCustomers: ReadonlySet<string>;
   fittedSuppliers: ReadonlySet<string>;
+  /** The chart of accounts' order, for ties in a rate's account (account-choice.ts). */
+  order?: AccountOrder;
 }): RunRate[] {
   const todayDay = dayNumber(input.today);
   const from = todayDay - RUN_RATE_DAYS;
@@ -79,7 +72,7 @@ export function fitRunRates(input: {
       direction: "in",
       windowTotal: sales,
       delayDays: Math.max(0, Math.round(median(delays))),
-      accountId: mode(salesAccounts),
+      accountId: mostUsedAccount(salesAccounts, input.order ?? new Map()),
     });
   }
 
@@ -128,7 +121,7 @@ export function fitRunRates(input: {
       direction: kind === "receive" ? "in" : "out",
       windowTotal: s.total,
       delayDays: kind === "suppliers" ? Math.max(0, Math.round(median(s.terms))) : 0,
-      accountId: mode(s.accounts),
+      accountId: mostUsedAccount(s.accounts, input.order ?? new Map()),
     });
   }
   return out;
