@@ -34,6 +34,7 @@ const INVALID: Record<string, string | { none: string }> = {
   type: "vendor",
   variance: "maybe",
   varianceCategories: "maybe",
+  varianceHorizon: "14",
 };
 
 interface Operation {

@@ -3,6 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { type CliContext, parseCommandLine } from "../../src/cli/command.ts";
+import { forecastCommand } from "../../src/cli/commands/forecast.ts";
+import { ConfigSchema } from "../../src/config.ts";
 import type { Db } from "../../src/db/client.ts";
 import {
   bankAccounts,
@@ -13,6 +16,7 @@ import {
   payments,
   syncRuns,
 } from "../../src/db/schema/index.ts";
+import { fixedClock } from "../../src/domain/clock.ts";
 import { addDays } from "../../src/domain/forecasting/dates.ts";
 import { newId } from "../../src/domain/ids.ts";
 import { money, sum } from "../../src/domain/money.ts";
@@ -36,7 +40,7 @@ import { systemContext } from "../../src/services/system-context.ts";
 import { createTestKey, getJson, TEST_NOW, testApp } from "../helpers/api.ts";
 import { createTestOrg } from "../helpers/factories.ts";
 import { keepReplayedForecasts } from "../helpers/forecast-history.ts";
-import { testDriver } from "../helpers/test-db.ts";
+import { getTestDatabase, testDriver } from "../helpers/test-db.ts";
 
 // TEST_NOW is Monday 2 March 2026, 14:04 in Sydney.
 const FEB_16 = new Date("2026-02-16T03:00:00.000Z");
@@ -533,6 +537,56 @@ describe(`forecast variance by category (${testDriver})`, () => {
     expect(bad.status).toBe(400);
   });
 
+  it("forecast variance --categories prints each account's forecast against actual, masked by default", async () => {
+    const t = await testApp();
+    const { org } = await handBuilt(t.db);
+    const run = async (argv: string[]) => {
+      const database = await getTestDatabase();
+      const printed: string[] = [];
+      const ctx: CliContext = {
+        config: ConfigSchema.parse({}),
+        clock: fixedClock(TEST_NOW),
+        json: false,
+        openDatabase: async () => ({ ...database, close: async () => {} }),
+        print: (_data, text) => printed.push(Array.isArray(text) ? text.join("\n") : String(text)),
+      };
+      await forecastCommand.run(parseCommandLine(forecastCommand, argv).args, ctx);
+      return printed.join("\n");
+    };
+    const masked = await run(["variance", "--org", org.id, "--categories"]);
+    const rowOf = (text: string, name: string) =>
+      text
+        .split("\n")
+        .find((l) => l.startsWith(name))
+        ?.split(/ {2,}/)
+        .map((x) => x.trim());
+    expect(masked).toContain(
+      "Week 2026-02-23 by account, forecast made 1 week(s) ahead on 2026-02-23",
+    );
+    // forecast in, actual in, forecast out, actual out, difference.
+    expect(rowOf(masked, "Sensitive account")).toEqual([
+      "Sensitive account",
+      "0",
+      "0",
+      "100",
+      "150",
+      "50",
+    ]);
+    expect(rowOf(masked, "No account")).toEqual(["No account", "50", "0", "0", "40", "90"]);
+    expect(rowOf(masked, "total")).toEqual(["total", "350", "300", "100", "190", "140"]);
+    expect(masked).not.toContain("Rent");
+    expect(masked).toContain("2 row(s) of sensitive accounts not named");
+    const named = await run(["variance", "--org", org.id, "--categories", "--include-sensitive"]);
+    expect(rowOf(named, "Rent")).toEqual(["Rent", "0", "0", "100", "150", "50"]);
+    // Only the forecast made 1 week ahead was kept of that week.
+    expect(await run(["variance", "--org", org.id, "--categories", "--horizon", "2"])).toContain(
+      "no forecast made 2 week(s) ahead was kept with its accounts",
+    );
+    await expect(run(["variance", "--org", org.id, "--horizon", "2"])).rejects.toThrow(
+      /--horizon is for --categories/,
+    );
+  });
+
   it("on the demo business, every week's category rows sum to its forecast and actual totals", async () => {
     const t = await testApp({ now: TEST_NOW });
     const demo = await seedDemo(t.db, {
@@ -577,6 +631,28 @@ describe(`forecast variance by category (${testDriver})`, () => {
     const named = rowsOf(v).filter((c) => maskedIds.has(c.accountId));
     expect(named.length).toBe(masked.length);
     for (const c of named) expect(c.name).not.toBe("Sensitive account");
+    // varianceHorizon keeps one forecast per week: last week's forecast of each week.
+    const h1 = await getJson<ForecastResponseBody>(
+      t.app,
+      "/api/agent/forecast?varianceCategories=true&varianceHorizon=1",
+      demo.key,
+    );
+    expect(h1.status, h1.text).toBe(200);
+    expect(h1.body.variance?.weeks.map((w) => w.forecasts.map((f) => f.horizon))).toEqual(
+      r.body.variance?.weeks.map(() => [1]),
+    );
+    expect(h1.body.variance?.weeks[0]?.forecasts[0]).toEqual(
+      r.body.variance?.weeks[0]?.forecasts[0],
+    );
+    expect(h1.body.variance?.byHorizon).toEqual(r.body.variance?.byHorizon);
+    const h6 = await getJson<ForecastResponseBody>(
+      t.app,
+      "/api/agent/forecast?variance=true&varianceHorizon=6",
+      demo.key,
+    );
+    expect(h6.body.variance?.weeks.map((w) => w.weekStart)).toEqual([
+      r.body.variance?.weeks.find((w) => w.forecasts.some((f) => f.horizon === 6))?.weekStart,
+    ]);
   }, 120_000);
 
   it("keeps the forecast's accounts with each day's row; the engine's weeks sum by category", async () => {

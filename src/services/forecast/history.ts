@@ -124,13 +124,33 @@ export async function getForecastVariance({
   weeks = VARIANCE_WEEKS,
   categories = false,
   seesSensitive = true,
+  horizon,
 }: {
   ctx: ServiceContext;
   weeks?: number;
   categories?: boolean;
   /** false: mask sensitive accounts even for a reader who may see them. */
   seesSensitive?: boolean;
+  /** Keep only the forecasts made this many weeks ahead, and the weeks that have one (byHorizon unchanged). */
+  horizon?: number;
 }): Promise<ForecastVariance> {
+  const all = await cachedVariance(ctx, weeks, categories, seesSensitive);
+  if (horizon === undefined) return all;
+  return {
+    ...all,
+    weeks: all.weeks.flatMap((w) => {
+      const forecasts = w.forecasts.filter((f) => f.horizon === horizon);
+      return forecasts.length === 0 ? [] : [{ ...w, forecasts }];
+    }),
+  };
+}
+
+async function cachedVariance(
+  ctx: ServiceContext,
+  weeks: number,
+  categories: boolean,
+  seesSensitive: boolean,
+): Promise<ForecastVariance> {
   requireScope(ctx, "READ_FORECAST");
   const count = Math.max(1, Math.min(MAX_VARIANCE_WEEKS, Math.floor(weeks)));
   const version = await varianceVersion(ctx.db, ctx.org.id);

@@ -32,7 +32,11 @@ export const registerGetForecast = (api: Api, deps: PipelineDeps) =>
         query.variance || query.varianceCategories
           ? {
               ...forecast,
-              variance: await getForecastVariance({ ctx, categories: query.varianceCategories }),
+              variance: await getForecastVariance({
+                ctx,
+                categories: query.varianceCategories,
+                ...(query.varianceHorizon === undefined ? {} : { horizon: query.varianceHorizon }),
+              }),
             }
           : forecast,
       );
