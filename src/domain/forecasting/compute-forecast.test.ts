@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { canonical, sum as moneySum } from "../money.ts";
-import { computeForecast, ENGINE_VERSION } from "./compute-forecast.ts";
+import { buildForecastModel, computeForecast, ENGINE_VERSION } from "./compute-forecast.ts";
+import { learnedParameters } from "./learned.ts";
 import type {
   ForecastInput,
   ForecastResult,
@@ -598,14 +599,14 @@ describe("open bills: paid as this business has paid its bills against their due
     contactId: "S",
     accountId: "acc_cogs",
   });
-  const run = (kind: ScenarioKind, planned?: string) =>
-    computeForecast({
-      ...input(kind),
-      openItems: [planned ? { ...open, expectedDate: planned, dueDate: "2026-03-16" } : open],
-      purchaseOrders: [],
-      recurringHistory: bills,
-      salesHistory: [],
-    });
+  const inputFor = (kind: ScenarioKind, planned?: string): ForecastInput => ({
+    ...input(kind),
+    openItems: [planned ? { ...open, expectedDate: planned, dueDate: "2026-03-16" } : open],
+    purchaseOrders: [],
+    recurringHistory: bills,
+    salesHistory: [],
+  });
+  const run = (kind: ScenarioKind, planned?: string) => computeForecast(inputFor(kind, planned));
 
   it("BASE spreads it over the weeks past payments fell in", () => {
     const r = run("BASE");
@@ -616,6 +617,17 @@ describe("open bills: paid as this business has paid its bills against their due
       ],
     );
     expect(r.weeks[0]?.outflow).toBe("300");
+  });
+
+  it("explain lists the timing learnt, with its evidence", () => {
+    const model = buildForecastModel(inputFor("BASE"));
+    const learned = learnedParameters(model, computeForecast(inputFor("BASE"), model));
+    // Lower middle of −3, −2, −1, 0.
+    const entry = { medianDaysAfterDue: -2, observations: 4, from: null, to: null };
+    expect(learned.billPaymentTiming).toEqual([
+      { contactId: null, ...entry },
+      { contactId: "S", ...entry },
+    ]);
   });
 
   it("a planned payment date is kept, and WORST keeps the due date", () => {

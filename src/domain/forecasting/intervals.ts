@@ -101,25 +101,49 @@ export class IntervalCalibration {
   bounds(h: number, at = Number.POSITIVE_INFINITY, level = INTERVAL_LEVEL): IntervalBounds | null {
     const base = this.baseAt(h, at);
     if (!base) return null;
-    const scores: number[] = [];
-    for (const k of this.horizons) {
-      const errors = this.table[k] ?? [];
-      const bases = this.bases.get(k) ?? [];
-      const known = knownCount(this.table, k, at);
-      for (let j = 0; j < known; j++) {
-        const b = bases[j];
-        if (b) scores.push(Math.abs((errors[j] as number) - b.centre) / b.scale);
-      }
-    }
-    const n = scores.length;
-    if (n < MIN_SCORES) return null;
-    // The conformal rank; the ε keeps float noise (0.8 is not exact) from moving it by one.
-    const rank = Math.min(n, Math.ceil(level * (n + 1) - 1e-9));
-    const q = scores.sort((a, b) => a - b)[rank - 1] as number;
+    const q = this.scoreQuantile(at, level);
+    if (q === null) return null;
     return {
       lower: Math.round(base.centre - q * base.scale) as Cents,
       upper: Math.round(base.centre + q * base.scale) as Cents,
     };
+  }
+
+  /** Every score with the origin from which it is known (origin j's week k: from j + k on). */
+  private scores(): { knownFrom: number; score: number }[] {
+    if (this.allScores) return this.allScores;
+    const out: { knownFrom: number; score: number }[] = [];
+    for (const k of this.horizons) {
+      const errors = this.table[k] ?? [];
+      (this.bases.get(k) ?? []).forEach((b, j) => {
+        if (b)
+          out.push({
+            knownFrom: j + k,
+            score: Math.abs((errors[j] as number) - b.centre) / b.scale,
+          });
+      });
+    }
+    this.allScores = out;
+    return out;
+  }
+  private allScores: { knownFrom: number; score: number }[] | null = null;
+  private readonly quantiles = new Map<string, number | null>();
+
+  /** The conformal `level` quantile of the scores known at origin `at`; null with too few. */
+  private scoreQuantile(at: number, level: number): number | null {
+    const key = `${at}|${level}`;
+    const cached = this.quantiles.get(key);
+    if (cached !== undefined) return cached;
+    const known = this.scores()
+      .filter((s) => s.knownFrom <= at)
+      .map((s) => s.score)
+      .sort((a, b) => a - b);
+    const n = known.length;
+    // The conformal rank; the ε keeps float noise (0.8 is not exact) from moving it by one.
+    const q =
+      n < MIN_SCORES ? null : (known[Math.min(n, Math.ceil(level * (n + 1) - 1e-9)) - 1] as number);
+    this.quantiles.set(key, q);
+    return q;
   }
 
   /**

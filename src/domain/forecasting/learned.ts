@@ -47,6 +47,38 @@ export function learnedParameters(model: ForecastModel, result: ForecastResult):
   ]
     .sort()
     .slice(0, MAX_CUSTOMERS);
+  const billSuppliers = [
+    ...new Set(
+      result.lines
+        .filter((l) => l.source === "LEDGER_BILL" && l.contactId !== null)
+        .map((l) => l.contactId as string),
+    ),
+  ]
+    .sort()
+    .slice(0, MAX_CUSTOMERS);
+  const bills = model.billTiming;
+  // Days paid after the due date (negative: early): the organisation's, and each supplier's with
+  // an open bill (bills still open count as censored in the spread, collection.ts).
+  const billTiming: LearnedEntry[] = [
+    {
+      contactId: null,
+      medianDaysAfterDue: median(bills.all),
+      observations: bills.all.length,
+      from: null,
+      to: null,
+    },
+  ];
+  for (const id of billSuppliers) {
+    const own = bills.byContact.get(id);
+    if (!own) continue;
+    billTiming.push({
+      contactId: id,
+      medianDaysAfterDue: median(own),
+      observations: own.length,
+      from: null,
+      to: null,
+    });
+  }
   const col = model.collection;
   const lateness: LearnedEntry[] = [
     {
@@ -77,6 +109,7 @@ export function learnedParameters(model: ForecastModel, result: ForecastResult):
       ...model.purchaseOrderTiming.bySupplier.values(),
     ].map((l) => ({ ...l })),
     receivableLateness: lateness,
+    billPaymentTiming: billTiming,
     collectionCurves: [
       curveEntry(null, model.curves.organisation),
       ...predictedCustomers.flatMap((id) => {
