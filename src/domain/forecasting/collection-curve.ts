@@ -1,4 +1,4 @@
-import { dateOf, dayNumber } from "./dates.ts";
+import { dayNumber } from "./dates.ts";
 import { NO_DAY, salesCents, salesDays } from "./sales-history.ts";
 import type { SalesHistoryEntry } from "./types.ts";
 
@@ -39,35 +39,26 @@ export interface CollectionCurves {
   byCustomer: Map<string, CollectionCurve>;
 }
 
-/**
- * Plain arrays, not typed ones: there is a tally per customer, and tens of thousands of small
- * typed arrays (each with its own backing store) cost more to allocate and collect than the
- * fitting itself. Issue dates are kept as day numbers (compared, not their text).
- */
 interface Tally {
   /** paid[k]: weight paid within k days, among invoices at least k days old. */
-  paid: number[];
+  paid: Float64Array;
   /** seen[k]: weight of invoices at least k days old. */
-  seen: number[];
+  seen: Float64Array;
   n: number;
-  from: number;
-  to: number;
+  from: string | null;
+  to: string | null;
 }
 
 const emptyTally = (): Tally => ({
-  paid: new Array<number>(CURVE_DAYS + 2).fill(0),
-  seen: new Array<number>(CURVE_DAYS + 2).fill(0),
+  paid: new Float64Array(CURVE_DAYS + 2),
+  seen: new Float64Array(CURVE_DAYS + 2),
   n: 0,
-  from: Number.POSITIVE_INFINITY,
-  to: Number.NEGATIVE_INFINITY,
+  from: null,
+  to: null,
 });
 
-/** The issue dates of a tally's first and last invoice (null when it has none). */
-const span = (t: Tally) =>
-  t.n === 0 ? { from: null, to: null } : { from: dateOf(t.from), to: dateOf(t.to) };
-
 /** Adds one invoice: weight w, age a (days since issue), paid after d days (Infinity: not paid). */
-function tally(t: Tally, w: number, age: number, delay: number, issueDay: number) {
+function tally(t: Tally, w: number, age: number, delay: number, issueDate: string) {
   const top = Math.min(age, CURVE_DAYS);
   // Difference arrays: seen[0..top] += w; paid[d..top] += w.
   t.seen[0] = (t.seen[0] ?? 0) + w;
@@ -78,8 +69,8 @@ function tally(t: Tally, w: number, age: number, delay: number, issueDay: number
     t.paid[top + 1] = (t.paid[top + 1] ?? 0) - w;
   }
   t.n += 1;
-  if (issueDay < t.from) t.from = issueDay;
-  if (issueDay > t.to) t.to = issueDay;
+  if (t.from === null || issueDate < t.from) t.from = issueDate;
+  if (t.to === null || issueDate > t.to) t.to = issueDate;
 }
 
 /** Prefix sums of a tally's difference arrays, in place. */
@@ -116,13 +107,13 @@ export function fitCollectionCurves(
     const delay = paid !== NO_DAY && paid <= todayDay ? paid - issue : Number.POSITIVE_INFINITY;
     const cents = totals[i] ?? 0;
     if (cents <= 0) continue;
-    tally(org, cents, age, delay, issue);
+    tally(org, cents, age, delay, e.issueDate);
     let t = mine.get(e.contactId);
     if (!t) {
       t = emptyTally();
       mine.set(e.contactId, t);
     }
-    tally(t, 1, age, delay, issue);
+    tally(t, 1, age, delay, e.issueDate);
   }
   settle(org);
   const orgCurve = new Float64Array(CURVE_DAYS + 1);
@@ -134,7 +125,8 @@ export function fitCollectionCurves(
   const organisation: CollectionCurve = {
     cumulative: monotone(orgCurve),
     observations: org.n,
-    ...span(org),
+    from: org.from,
+    to: org.to,
   };
   const byCustomer = new Map<string, CollectionCurve>();
   for (const [contactId, t] of mine) {
@@ -148,7 +140,8 @@ export function fitCollectionCurves(
     byCustomer.set(contactId, {
       cumulative: monotone(c),
       observations: t.n,
-      ...span(t),
+      from: t.from,
+      to: t.to,
     });
   }
   return { organisation, byCustomer };

@@ -6,7 +6,7 @@ import type { SalesHistoryEntry } from "./types.ts";
  * The sales history's dates and amounts, parsed once per history. Every fitting step of a model
  * (customers' cadences, collection, collection curves, season, run rates) reads the same
  * 100,000-odd invoices; each parsed their date strings and amounts again, which was about a
- * quarter of building the model (docs/benchmarks.md, stop 12). Index i is `history[i]`.
+ * fifth of building the model (docs/benchmarks.md, stop 12). Index i is `history[i]`.
  *
  * Kept per history array (a WeakMap, so it goes with the array): the engine never changes its
  * input, so a parsed history stays true as long as its array lives.
