@@ -114,6 +114,26 @@ const OPEN = new Set(["AUTHORISED", "SUBMITTED"]);
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+/**
+ * Documents in an order the ledger itself defines: issue date, due date, type, contact name,
+ * total, paid date, expected date, then the service id (only between documents alike in all of
+ * these, which forecast alike). The collection
+ * model keeps each customer's (and supplier's) most recent documents by issue date; among
+ * documents of one day it keeps the later in this order, so the order must not follow ids.
+ */
+function byLedger(a: BookDocument, b: BookDocument): number {
+  return (
+    byText(a.issueDate ?? "", b.issueDate ?? "") ||
+    byText(a.dueDate ?? "", b.dueDate ?? "") ||
+    byText(a.type, b.type) ||
+    byText(a.contactName ?? "", b.contactName ?? "") ||
+    toCents(a.total) - toCents(b.total) ||
+    byText(a.paidDate ?? "", b.paidDate ?? "") ||
+    byText(a.expectedDate, b.expectedDate) ||
+    byText(a.id, b.id)
+  );
+}
+
 function sumUpTo(list: readonly { date: string; amount: string }[], cutoff: string): Cents {
   let s = 0;
   for (const x of list) if (x.date <= cutoff) s += toCents(x.amount);
@@ -194,7 +214,8 @@ export function purchaseOrderAsOf(po: BookPurchaseOrder, cutoff: string): OpenPu
 /**
  * The engine's input from the books as they stood at the end of `cutoff` (a local date), with
  * `startingCash` the cash then. Pure; the output's order depends on the books' content only
- * (documents by service id), never on the order they were loaded in.
+ * (documents in the ledger's terms, byLedger), never on the order they were loaded in nor on the
+ * ids an import assigned.
  */
 export function booksAsOf(
   books: Books,
@@ -207,7 +228,9 @@ export function booksAsOf(
   const openItems: OpenItem[] = [];
   const salesHistory: SalesHistoryEntry[] = [];
   const bills: RecurringHistoryEntry[] = [];
-  const documents = [...books.documents].sort((a, b) => byText(a.id, b.id));
+  // In the ledger's terms (dates, amounts, names), the service id only last: ids are assigned at
+  // import, so an order or tie-break by id would make the same books forecast differently.
+  const documents = [...books.documents].sort(byLedger);
   for (const d of documents) {
     const then = documentAsOf(d, cutoff);
     if (then === null) continue;
