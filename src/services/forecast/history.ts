@@ -12,7 +12,7 @@ import { localDate } from "../../domain/timezones.ts";
 import { INFLOW_PAYMENT_TYPES } from "../cash-position/starting-cash.ts";
 import { canSeeSensitive, requireScope, type ServiceContext } from "../context.ts";
 import { dataVersion } from "../summaries/summary-cache.ts";
-import { loadCash } from "./load-forecast-input.ts";
+import { loadAccounts, loadCash } from "./load-forecast-input.ts";
 import type { ForecastPayload } from "./recompute-forecasts.ts";
 
 /**
@@ -328,8 +328,9 @@ async function computeVariance(
     if (monday === undefined || firstOfWeek.has(monday)) continue;
     firstOfWeek.set(monday, { madeOn: k.asOfDate, weeks: list });
   }
-  const accounts = await loadAccountNames(ctx.db, orgId);
-  const namer = new CategoryNamer(accounts.names, view?.sensitive ?? new Set());
+  const accounts = await loadAccounts(ctx.db, orgId);
+  const names = new Map(accounts.infos.map((a) => [a.id, a.name]));
+  const namer = new CategoryNamer(names, view?.sensitive ?? new Set());
   const byWeek = new Map<string, PastForecast[]>();
   const actualOf = await actualWeeks(ctx, {
     included,
@@ -437,24 +438,6 @@ async function computeVariance(
     byHorizon,
     ...(view ? { redactedCategoryCount: namer.redacted } : {}),
   };
-}
-
-/**
- * The organisation's ledger accounts: names by id, and the id of each code as the forecast's
- * loader maps an item's category code (the first account of the code, by code then id).
- */
-async function loadAccountNames(
-  db: DbOrTx,
-  orgId: string,
-): Promise<{ names: Map<string, string>; byCode: Map<string, string> }> {
-  const list = rows<{ id: string; code: string | null; name: string }>(
-    await db.execute(sql`
-      SELECT id, code, name FROM ledger_accounts WHERE org_id = ${orgId}
-      ORDER BY code COLLATE "C" NULLS LAST, id COLLATE "C"`),
-  );
-  const byCode = new Map<string, string>();
-  for (const a of list) if (a.code && !byCode.has(a.code)) byCode.set(a.code, a.id);
-  return { names: new Map(list.map((a) => [a.id, a.name])), byCode };
 }
 
 interface ActualWeek {

@@ -32,8 +32,11 @@ const rows = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
  */
 const localDayOf = (column: SQL, tz: string) => sql`(${column} AT TIME ZONE ${tz})::date::text`;
 
-/** The chart of accounts as `code → service id` (the first account of a code) and infos. */
-async function loadAccounts(db: DbOrTx, orgId: string) {
+/**
+ * The chart of accounts as `code → service id` (the first account of a code: how an item's
+ * category code becomes an account) and infos, in the chart's order (by code).
+ */
+export async function loadAccounts(db: DbOrTx, orgId: string) {
   const list = rows<{ id: string; code: string | null; name: string }>(
     await db.execute(sql`
       SELECT id, code, name FROM ledger_accounts WHERE org_id = ${orgId}
