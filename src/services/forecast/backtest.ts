@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Db, DbOrTx } from "../../db/client.ts";
 import { forecastBacktests, organisations } from "../../db/schema/index.ts";
 import {
@@ -7,11 +7,9 @@ import {
   runBacktest,
 } from "../../domain/forecasting/backtest.ts";
 import { money, sum } from "../../domain/money.ts";
-import { INFLOW_PAYMENT_TYPES } from "../cash-position/starting-cash.ts";
 import { NotFoundError } from "../errors.ts";
+import { loadBankMovements } from "./bank-movements.ts";
 import { type ForecastOrg, loadBooks, loadCash } from "./load-forecast-input.ts";
-
-const rows = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
 
 async function findOrg(db: DbOrTx, orgId: string): Promise<ForecastOrg> {
   const [org] = await db
@@ -47,44 +45,6 @@ export async function loadBacktestData(
     currentCash: money(sum([cash.ledgerReconciledTotal, cash.adjustment])).toFixed(2),
     movements,
   };
-}
-
-/**
- * Every signed movement (payments and bank lines, base currency; inflow positive) of the given
- * bank accounts, dated after `after` when given: what walks today's cash back day by day.
- */
-export async function loadBankMovements(
-  db: DbOrTx,
-  orgId: string,
-  included: readonly string[],
-  after: string | null,
-): Promise<{ date: string; amount: string }[]> {
-  if (included.length === 0) return [];
-  const list = sql.join(
-    included.map((e) => sql`${e}`),
-    sql`, `,
-  );
-  const inflow = sql.join(
-    INFLOW_PAYMENT_TYPES.map((t) => sql`${t}`),
-    sql`, `,
-  );
-  const since = after === null ? sql`true` : sql`p.date > ${after}::date`;
-  const sinceLine = after === null ? sql`true` : sql`date > ${after}::date`;
-  return rows<{ date: string; amount: string }>(
-    await db.execute(sql`
-      SELECT p.date::text AS date,
-             (CASE WHEN p.payment_type IN (${inflow}) OR (p.payment_type IS NULL AND ci.source = 'LEDGER_INVOICE')
-                   THEN COALESCE(p.bank_amount, p.amount) ELSE -COALESCE(p.bank_amount, p.amount) END)::text AS amount
-      FROM payments p
-      LEFT JOIN cash_items ci ON p.payment_type IS NULL AND ci.org_id = p.org_id AND ci.external_id = p.invoice_external_id
-      WHERE p.org_id = ${orgId} AND p.status <> 'DELETED' AND p.bank_account_external_id IN (${list})
-        AND ${since}
-      UNION ALL
-      SELECT date::text, (CASE WHEN type LIKE 'RECEIVE%' THEN total ELSE -total END)::text
-      FROM bank_transactions
-      WHERE org_id = ${orgId} AND status = 'AUTHORISED' AND bank_account_external_id IN (${list})
-        AND ${sinceLine}`),
-  );
 }
 
 /**

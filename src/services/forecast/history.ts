@@ -9,9 +9,9 @@ import { addDays, dateOf, dayNumber, mondayOnOrBefore } from "../../domain/forec
 import { SENSITIVE_ACCOUNT_NAME } from "../../domain/forecasting/redact.ts";
 import { money, sum } from "../../domain/money.ts";
 import { localDate } from "../../domain/timezones.ts";
-import { INFLOW_PAYMENT_TYPES } from "../cash-position/starting-cash.ts";
 import { canSeeSensitive, requireScope, type ServiceContext } from "../context.ts";
 import { dataVersion } from "../summaries/summary-cache.ts";
+import { loadBankMovements } from "./bank-movements.ts";
 import { loadAccounts, loadCash } from "./load-forecast-input.ts";
 import type { ForecastPayload } from "./recompute-forecasts.ts";
 
@@ -449,51 +449,6 @@ interface ActualWeek {
   categories: CategoryFlows;
 }
 
-/**
- * Every signed movement of the given bank accounts dated after `after` (the movements
- * `loadBankMovements` walks cash back with: payments and bank lines, base currency, inflow
- * positive) with the ledger account code it went through: a payment's document's category (the
- * code the forecast categorises that invoice or bill under), a bank line's account code.
- */
-export async function loadCategorisedMovements(
-  db: DbOrTx,
-  orgId: string,
-  included: readonly string[],
-  after: string,
-): Promise<{ date: string; amount: string; code: string | null }[]> {
-  if (included.length === 0) return [];
-  const list = sql.join(
-    included.map((e) => sql`${e}`),
-    sql`, `,
-  );
-  const inflow = sql.join(
-    INFLOW_PAYMENT_TYPES.map((t) => sql`${t}`),
-    sql`, `,
-  );
-  return rows<{ date: string; amount: string; code: string | null }>(
-    await db.execute(sql`
-      SELECT p.date::text AS date,
-             (CASE WHEN p.payment_type IN (${inflow}) OR (p.payment_type IS NULL AND ci.source = 'LEDGER_INVOICE')
-                   THEN COALESCE(p.bank_amount, p.amount) ELSE -COALESCE(p.bank_amount, p.amount) END)::text AS amount,
-             ci.category AS code
-      FROM payments p
-      LEFT JOIN LATERAL (
-        SELECT c.source, c.category FROM cash_items c
-        WHERE c.org_id = p.org_id AND c.external_id = p.invoice_external_id
-          AND c.source IN ('LEDGER_INVOICE', 'LEDGER_BILL')
-        ORDER BY c.source LIMIT 1
-      ) ci ON true
-      WHERE p.org_id = ${orgId} AND p.status <> 'DELETED' AND p.bank_account_external_id IN (${list})
-        AND p.date > ${after}::date
-      UNION ALL
-      SELECT date::text, (CASE WHEN type LIKE 'RECEIVE%' THEN total ELSE -total END)::text,
-             account_code
-      FROM bank_transactions
-      WHERE org_id = ${orgId} AND status = 'AUTHORISED' AND bank_account_external_id IN (${list})
-        AND date > ${after}::date`),
-  );
-}
-
 /** What happened in the `count` completed weeks from `firstWeek`, by week start. */
 async function actualWeeks(
   ctx: ServiceContext,
@@ -508,7 +463,7 @@ async function actualWeeks(
 ): Promise<Map<string, ActualWeek>> {
   const from = dayNumber(input.firstWeek);
   const todayDay = dayNumber(input.today);
-  const movements = await loadCategorisedMovements(
+  const movements = await loadBankMovements(
     ctx.db,
     ctx.org.id,
     input.included,
