@@ -16,7 +16,11 @@ import { join } from "node:path";
 import { openPglite } from "../src/db/client.ts";
 import { BUSINESSES, type Business, isBusiness } from "../src/demo/business.ts";
 import { DEFAULT_ORIGINS, runBacktest } from "../src/domain/forecasting/backtest.ts";
-import { backtestTable, familySummary } from "../src/domain/forecasting/backtest-report.ts";
+import {
+  backtestTable,
+  coverageRow,
+  familySummary,
+} from "../src/domain/forecasting/backtest-report.ts";
 import { seedDemo } from "../src/services/demo/seed-demo.ts";
 import { loadBacktestData } from "../src/services/forecast/backtest.ts";
 
@@ -39,6 +43,7 @@ if (process.env.FAMILY_DEMO !== "0")
 const database = await openPglite();
 const results: Record<string, unknown> = {};
 const summaries: string[] = [];
+const coverage: { line: string; inside: number }[] = [];
 try {
   for (const { label, business, seed } of runs) {
     const t0 = performance.now();
@@ -59,11 +64,19 @@ try {
     );
     for (const line of backtestTable(r)) console.log(line);
     summaries.push(familySummary(label, r));
+    coverage.push(coverageRow(label, r));
   }
   console.log(
     "\nBASE's MAE against the better naive baseline (target ≤ −30%), |bias| ÷ MAE (target < 0.33):",
   );
   for (const s of summaries) console.log(s);
+  console.log(
+    "\n80% interval coverage per horizon (weeks ahead 1–13; * outside the target 70–90%):",
+  );
+  for (const c of coverage) console.log(c.line);
+  console.log(
+    `cells inside 70–90%: ${coverage.reduce((s, c) => s + c.inside, 0)} of ${coverage.length * 13}`,
+  );
   if (process.env.FAMILY_JSON) writeFileSync(process.env.FAMILY_JSON, JSON.stringify(results));
 } finally {
   await database.close();

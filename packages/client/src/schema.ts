@@ -2036,13 +2036,13 @@ export interface components {
                  */
                 level: number;
                 /**
-                 * @description How the band was built from the organisation's own backtest errors (forecast − actual of the served BASE engine). Current: at horizon h the band is closing − c ± q·w, with c the median of the errors at h and w their mean absolute deviation from c; q is the conformal 80% rank of the scores |e − c| ÷ w of every past error at every horizon (each scored with the c and w known at its own origin). The older per-horizon method (conformal 10th/90th percentile ranks of the errors at h) appears only on snapshots computed before it was replaced. The same errors band every scenario.
-                 * @example normalised split-conformal on backtest residuals, pooled over horizons
+                 * @description How the band was built from the organisation's own backtest errors e (forecast − actual of the served BASE engine, per horizon h = 1–13). Current: adaptive conformal inference (Gibbs & Candès 2021). The errors' spread grows with the horizon as s·h^β, fitted on the root-mean-square error of every horizon with 6 or more errors (long horizons borrow from short ones, whose errors are fresher); every past error, at every horizon, is scored |e| ÷ its horizon's spread and weighted 0.95 per week since it became known; the band of week h is closing ± q·s·h^β, q the weighted conformal quantile of the scores at level 1 − α_h, and α_h starts at 0.2 and moves by 0.1·(0.2 − miss) each time an earlier origin's week h ends, so each horizon's coverage tracks 80% when the errors drift. Chosen on the family backtest (52 origins): 78 of 91 business × horizon cells inside 70–90% coverage on seed `family` against 64 for the method before (docs/forecast.md, "Prediction intervals"). Older methods appear only on snapshots computed before they were replaced. The same errors band every scenario.
+                 * @example adaptive conformal on backtest residuals, spread pooled over horizons
                  * @enum {string}
                  */
-                method: "normalised split-conformal on backtest residuals, pooled over horizons" | "split-conformal on backtest residuals per horizon";
+                method: "adaptive conformal on backtest residuals, spread pooled over horizons" | "normalised split-conformal on backtest residuals, pooled over horizons" | "split-conformal on backtest residuals per horizon";
                 /**
-                 * @description `insufficient_history`: no week has a band yet (fewer than 6 backtest weeks at every horizon, fewer than 12 errors over all horizons, or no backtest yet); `partial`: the later weeks lack one.
+                 * @description `insufficient_history`: no week has a band yet (fewer than two horizons with 6 backtest errors each, fewer than 12 errors over all horizons, or no backtest yet); `partial`: the later weeks lack one (fewer than 6 backtest errors at that horizon).
                  * @enum {string}
                  */
                 status: "calibrated" | "partial" | "insufficient_history";

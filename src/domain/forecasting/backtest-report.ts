@@ -70,3 +70,20 @@ export function familySummary(name: string, r: BacktestResult): string {
   });
   return `${name.padEnd(18)} ${cells.join("   ")}`;
 }
+
+/**
+ * One line per business: the 80% interval's coverage at horizons 1–13 (judged as lived, see
+ * `intervalCoverage`), a `*` after each outside the target 70–90%, and how many are inside.
+ */
+export function coverageRow(name: string, r: BacktestResult): { line: string; inside: number } {
+  let inside = 0;
+  const cells = r.horizons.map((h) => {
+    const c = r.intervalCoverage?.[h];
+    if (c === null || c === undefined) return "   — ";
+    // The ε keeps 0.7 and 0.9 themselves inside despite float noise.
+    const ok = c >= 0.7 - 1e-9 && c <= 0.9 + 1e-9;
+    if (ok) inside += 1;
+    return `${String(Math.round(c * 100)).padStart(4)}${ok ? " " : "*"}`;
+  });
+  return { line: `${name.padEnd(18)}${cells.join("")}   ${inside}/${r.horizons.length}`, inside };
+}

@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { Cents } from "./cents.ts";
-import { closingBands, IntervalCalibration, MIN_RESIDUALS, MIN_SCORES } from "./intervals.ts";
+import {
+  ACI_STEP,
+  closingBands,
+  fitSpread,
+  IntervalCalibration,
+  MIN_RESIDUALS,
+  MIN_SCORES,
+  weightedQuantile,
+} from "./intervals.ts";
 
 /** A seeded stream of uniforms in [0, 1). */
 function uniforms(seed: number): () => number {
@@ -28,35 +36,106 @@ function table(seed: number, origins: number, bias: number, spread: number) {
   return out;
 }
 
+/** A table whose error at horizon h is ±size(h, j) for origin j, signs alternating. */
+function exact(origins: number, size: (h: number, j: number) => number, horizons = 13) {
+  const out: Record<number, Cents[]> = {};
+  for (let h = 1; h <= horizons; h++)
+    out[h] = Array.from(
+      { length: Math.max(0, origins - h + 1) },
+      (_, j) => (j % 2 === 0 ? size(h, j) : -size(h, j)) as Cents,
+    );
+  return out;
+}
+
+describe("the spread model and the weighted quantile", () => {
+  it("fits the spread's growth with the horizon as s·h^β", () => {
+    const fit = fitSpread([1, 4, 9].map((k) => ({ k, rms: 100 * Math.sqrt(k) })));
+    expect(fit?.beta).toBeCloseTo(0.5, 12);
+    expect(Math.exp(fit?.a ?? 0)).toBeCloseTo(100, 9);
+    // One horizon cannot say how the spread grows.
+    expect(fitSpread([{ k: 1, rms: 100 }])).toBeNull();
+    expect(
+      fitSpread([
+        { k: 1, rms: 100 },
+        { k: 2, rms: 0 },
+      ]),
+    ).toBeNull();
+  });
+
+  it("takes the conformal rank of weighted scores, the new point weighing 1", () => {
+    const nine = [1, 2, 3, 4, 5, 6, 7, 8, 9].map((score) => ({ score, weight: 1 }));
+    // 0.8 × (9 + 1) = 8: the 8th smallest.
+    expect(weightedQuantile(nine, 0.8)).toBe(8);
+    // 0.95 × 10 = 9.5 is more than the scores weigh: the largest.
+    expect(weightedQuantile(nine, 0.95)).toBe(9);
+    expect(weightedQuantile(nine, 0)).toBe(0);
+    // Old scores weigh less: 1 (weight 1) and 10 (weight 0.25): 0.5 × 2.25 = 1.125 > 1.
+    expect(
+      weightedQuantile(
+        [
+          { score: 1, weight: 1 },
+          { score: 10, weight: 0.25 },
+        ],
+        0.5,
+      ),
+    ).toBe(10);
+    expect(weightedQuantile([], 0.8)).toBeNull();
+  });
+});
+
 describe("prediction intervals from backtest residuals", () => {
-  it("centres the band on the median error and scales it by the errors' spread", () => {
-    // One horizon, errors 700 … 1,300 (cents): always too high, by 1,000 at the median.
-    const errs = Array.from({ length: 42 }, (_, i) => (1000 + ((i % 7) - 3) * 100) as Cents);
-    const b = new IntervalCalibration({ 1: errs }).bounds(1);
-    expect(b).not.toBeNull();
-    const { lower, upper } = b as { lower: Cents; upper: Cents };
-    expect(lower + upper).toBeCloseTo(2000, -1);
-    expect(lower).toBeGreaterThanOrEqual(700);
-    expect(upper).toBeLessThanOrEqual(1300);
-    expect(upper - lower).toBeGreaterThan(200);
-    // The week's band is shifted against the bias: closing − upper … closing − lower.
-    const [week] = closingBands([{ closing: "50" }], { 1: errs.map((e) => String(e / 100)) });
-    expect(week).toEqual({ low: String((5000 - upper) / 100), high: String((5000 - lower) / 100) });
+  it("bands every horizon by the spread its errors grow with, centred on the forecast", () => {
+    // |error| = 100·h at every origin: spread 100·h (β = 1), every score 1, band ±100·h.
+    const t = exact(52, (h) => 100 * h);
+    const c = new IntervalCalibration(t);
+    for (const h of [1, 4, 13]) expect(c.bounds(h)).toEqual({ lower: -100 * h, upper: 100 * h });
+    // The week's band is closing − upper … closing − lower.
+    const [week] = closingBands([{ closing: "50" }], {
+      1: (t[1] ?? []).map((e) => String(e / 100)),
+      2: (t[2] ?? []).map((e) => String(e / 100)),
+    });
+    expect(week).toEqual({ low: "49", high: "51" });
   });
 
   it("gives no band without enough history, at a horizon or overall", () => {
-    const errs = table(1, 40, 0, 1000)[1] ?? [];
-    // A horizon's base needs MIN_RESIDUALS errors; scores need MIN_SCORES errors scored, each
-    // against the base its horizon had at its own origin (so after MIN_RESIDUALS of them).
-    const enough = MIN_RESIDUALS + MIN_SCORES;
-    expect(new IntervalCalibration({ 1: errs.slice(0, enough) }).bounds(1)).not.toBeNull();
-    expect(new IntervalCalibration({ 1: errs.slice(0, enough - 1) }).bounds(1)).toBeNull();
-    expect(
-      new IntervalCalibration({ 1: errs, 2: errs.slice(0, MIN_RESIDUALS - 1) }).bounds(2),
-    ).toBeNull();
-    // At origin 3 nothing is known yet.
-    expect(new IntervalCalibration({ 1: errs }).bounds(1, 3)).toBeNull();
+    // Bands need MIN_RESIDUALS errors at the horizon, two horizons with as many to fit the
+    // spread, and MIN_SCORES errors scored (each against the fit of its own origin).
+    const t = exact(40, (h) => 100 * h, 2);
+    expect(new IntervalCalibration(t).bounds(1)).not.toBeNull();
+    expect(new IntervalCalibration({ 1: t[1] ?? [] }).bounds(1)).toBeNull();
+    const short = { 1: t[1] ?? [], 2: t[2] ?? [], 3: (t[2] ?? []).slice(0, MIN_RESIDUALS - 1) };
+    expect(new IntervalCalibration(short).bounds(3)).toBeNull();
+    expect(new IntervalCalibration(short).bounds(2)).not.toBeNull();
+    // Origin 7: horizons 1 and 2 have their 6 errors (origins 0–5 at horizon 2), the fit exists
+    // from there, and its scores become known from origin 8 on: 12 of them at origin 13.
+    const c = new IntervalCalibration(t);
+    const first = Array.from({ length: 40 }, (_, at) => c.bounds(1, at)).findIndex((b) => b);
+    expect(first).toBeGreaterThan(MIN_RESIDUALS);
+    expect(first).toBeLessThanOrEqual(MIN_RESIDUALS + MIN_SCORES);
     expect(closingBands([{ closing: "1" }], null)).toEqual([{ low: null, high: null }]);
+  });
+
+  it("widens a horizon's band after it misses, and narrows it after it holds", () => {
+    // Errors of ±100·h until origin 30, ±300·h after: the fixed 80% level keeps the old band
+    // while the weighted scores still hold mostly 1s; the adaptive level widens it once misses
+    // come back (h weeks late).
+    const t = exact(52, (h, j) => (j < 30 ? 100 : 300) * h);
+    const adaptive = new IntervalCalibration(t);
+    const fixed = new IntervalCalibration(t, { step: 0 });
+    const covered = (c: IntervalCalibration, h: number, from: number) => {
+      const errs = t[h] ?? [];
+      let inside = 0;
+      for (let j = from; j < errs.length; j++) {
+        const b = c.bounds(h, j);
+        if (b && (errs[j] as number) >= b.lower && (errs[j] as number) <= b.upper) inside += 1;
+      }
+      return inside;
+    };
+    expect(covered(adaptive, 1, 30)).toBeGreaterThan(covered(fixed, 1, 30));
+    // Before the shift every error is inside: each hit raises the level by ACI_STEP × 0.2, and
+    // the band stays ±100·h (no score beyond 1 to reach).
+    expect(adaptive.bounds(1, 29)).toEqual({ lower: -100, upper: 100 });
+    expect(ACI_STEP).toBeGreaterThan(0);
   });
 
   it("widens with the horizon and uses only the errors known at each origin", () => {
@@ -98,13 +177,13 @@ describe("prediction intervals from backtest residuals", () => {
       expect(mean, `seed ${seed}`).toBeGreaterThan(0.75);
       expect(mean, `seed ${seed}`).toBeLessThan(0.85);
       expect(Math.min(...coverages), `seed ${seed}`).toBeGreaterThanOrEqual(0.7);
-      expect(Math.max(...coverages), `seed ${seed}`).toBeLessThanOrEqual(0.92);
+      expect(Math.max(...coverages), `seed ${seed}`).toBeLessThanOrEqual(0.9);
     }
-    // Errors that grow by 30% a week outrun every band: the check can fail.
-    const exploding = Array.from({ length: 60 }, (_, i) => Math.round(100 * 1.3 ** i) as Cents);
-    expect(new IntervalCalibration({ 1: exploding }).sequentialCoverage(1)).toEqual({
-      judged: 60 - MIN_RESIDUALS - MIN_SCORES,
-      coverage: 0,
-    });
+    // Every other week an error 9 times the last such one: each is beyond every score known
+    // before it, so half the weeks miss whatever the level: the check can fail.
+    const jumping = exact(28, (h, j) => (j % 2 === 1 ? 100 * h * 3 ** j : 100 * h), 2);
+    const { judged, coverage } = new IntervalCalibration(jumping).sequentialCoverage(1);
+    expect(judged).toBeGreaterThan(10);
+    expect(coverage).toBeLessThan(0.6);
   });
 });

@@ -3,28 +3,56 @@ import type { ForecastWeek } from "./types.ts";
 
 /**
  * Prediction intervals for weekly closing cash, from the organisation's own backtest residuals
- * (e = forecast − actual of the served BASE engine, per horizon, in origin order): normalised
- * split-conformal, pooled over horizons.
+ * (e = forecast − actual of the served BASE engine, per horizon, in origin order): adaptive
+ * conformal inference (Gibbs & Candès 2021) on scores normalised by a spread model pooled over
+ * horizons.
  *
- * At horizon h the errors known so far give a centre c (their median: the engine's bias there)
- * and a scale w (their mean absolute deviation from c). Every error already known, at every
- * horizon k, is turned into a score |e − c| ÷ w with the c and w its own horizon had at its own
- * origin (only errors known then). The band of week h is c ± q·w, q the conformal
- * ⌈0.8(n + 1)⌉-th smallest of the n scores. Pooling horizons gives hundreds of scores instead of
- * a dozen, and the newest of them (1-week errors known last week) say how far off the engine
- * has lately been against its own spread. docs/forecast.md, "Prediction intervals", has the
- * figures that chose this over the per-horizon ranks it replaced.
+ * - Spread: at each origin, the root-mean-square error of every horizon with MIN_RESIDUALS
+ *   errors known then is fitted by log rms_k = a + β·log k (least squares over those horizons):
+ *   spread_k = e^a·k^β. Long horizons borrow from short ones, whose errors are fresh.
+ * - Scores: every error known at origin t, at every horizon k, divided by the spread its horizon
+ *   had at its own origin j: |e| ÷ spread_k(j). Weighted by RECENCY^age (age in weeks since the
+ *   error became known) so the band follows the engine's recent errors, not last year's.
+ * - Band of horizon h at origin t: ± q·spread_h(t), q the weighted conformal (1 − α_h)-quantile of
+ *   the scores (Barber et al. 2023: the new point weighs 1; beyond the scores' weight, the
+ *   largest score).
+ * - Adaptive level: α_h starts at 0.2 and, each time the week h of an earlier origin ends, moves
+ *   by ACI_STEP·(0.2 − miss), kept within [−1, 0.5]: a miss widens the next bands of that horizon, a hit narrows them,
+ *   so coverage at each horizon tracks 80% even when the errors drift (feedback at horizon h
+ *   arrives h weeks late). The band is centred on the forecast (no bias correction): a centre
+ *   learned from past errors was a quarter stale at 13 weeks and missed when the bias turned.
+ *
+ * docs/forecast.md, "Prediction intervals", has the figures that chose this.
  */
 
 /** The interval's nominal coverage. */
 export const INTERVAL_LEVEL = 0.8;
 /** How `/forecast` names the method (`closingInterval.method`). */
 export const INTERVAL_METHOD =
-  "normalised split-conformal on backtest residuals, pooled over horizons" as const;
+  "adaptive conformal on backtest residuals, spread pooled over horizons" as const;
+/** Methods of older snapshots, still readable. */
+export const EARLIER_INTERVAL_METHODS = [
+  "normalised split-conformal on backtest residuals, pooled over horizons",
+  "split-conformal on backtest residuals per horizon",
+] as const;
 /** Fewer own residuals than this at a horizon: no band there ("insufficient history"). */
 export const MIN_RESIDUALS = 6;
 /** Fewer scores than this over all horizons: no band anywhere. */
 export const MIN_SCORES = 12;
+/** Horizons with MIN_RESIDUALS errors needed to fit the spread's growth with the horizon. */
+export const MIN_FIT_HORIZONS = 2;
+/** A score's weight per week since it became known (half-weight after about 13.5 weeks). */
+export const RECENCY = 0.95;
+/** Adaptive conformal step γ: how far one hit or miss moves the horizon's miscoverage level. */
+export const ACI_STEP = 0.1;
+
+/**
+ * Bounds of the adapted miscoverage level α: at most 0.5, so a run of hits never narrows the band
+ * below the scores' median (at α ≥ 1 ACI's band is empty); at least −1, so a run of misses that
+ * pins the band at the largest score is undone by at most 75 hits.
+ */
+const ALPHA_MAX = 0.5;
+const ALPHA_MIN = -1;
 
 /** Residuals per horizon (1–13), in origin order: index j is the j-th origin replayed. */
 type ResidualTable = Readonly<Record<number, readonly Cents[]>>;
@@ -35,115 +63,157 @@ export interface IntervalBounds {
   upper: Cents;
 }
 
-/** Centre and scale of one horizon's errors. */
-interface Base {
-  centre: number;
-  scale: number;
+/** Spread at horizon k: e^a·k^β. */
+interface SpreadFit {
+  a: number;
+  beta: number;
 }
 
-function median(sorted: readonly number[]): number {
-  const n = sorted.length;
-  const mid = Math.floor(n / 2);
-  return n % 2 === 1
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+const spreadAt = (fit: SpreadFit, k: number) => Math.exp(fit.a + fit.beta * Math.log(k));
+
+/** Least-squares fit of log rms = a + β·log k; null with fewer than MIN_FIT_HORIZONS points. */
+export function fitSpread(points: readonly { k: number; rms: number }[]): SpreadFit | null {
+  const usable = points.filter((p) => p.rms > 0);
+  if (usable.length < MIN_FIT_HORIZONS) return null;
+  const xs = usable.map((p) => Math.log(p.k));
+  const ys = usable.map((p) => Math.log(p.rms));
+  const mx = xs.reduce((s, x) => s + x, 0) / xs.length;
+  const my = ys.reduce((s, y) => s + y, 0) / ys.length;
+  let sxx = 0;
+  let sxy = 0;
+  xs.forEach((x, i) => {
+    sxx += (x - mx) ** 2;
+    sxy += (x - mx) * ((ys[i] as number) - my);
+  });
+  const beta = sxx > 0 ? sxy / sxx : 0;
+  return { a: my - beta * mx, beta };
 }
 
-/** Median and mean absolute deviation from it; null with too few errors or no spread. */
-function baseOf(errors: readonly Cents[]): Base | null {
-  if (errors.length < MIN_RESIDUALS) return null;
-  const centre = median([...errors].sort((a, b) => a - b));
-  const scale = errors.reduce((s, e) => s + Math.abs(e - centre), 0) / errors.length;
-  return scale > 0 ? { centre, scale } : null;
+/**
+ * The weighted conformal quantile (Barber, Candès, Ramdas & Tibshirani 2023): the smallest score
+ * whose cumulative weight reaches `level` × (the scores' weight + 1, the new point's weight);
+ * past all of them (the level asks for more than the scores hold), the largest score. `sorted`
+ * is ascending by score.
+ */
+export function weightedQuantile(
+  sorted: readonly { score: number; weight: number }[],
+  level: number,
+): number | null {
+  if (sorted.length === 0) return null;
+  if (level <= 0) return 0;
+  const total = sorted.reduce((s, x) => s + x.weight, 0) + 1;
+  // The ε keeps float noise from moving the rank by one.
+  const target = level * total - 1e-9;
+  let cum = 0;
+  for (const x of sorted) {
+    cum += x.weight;
+    if (cum >= target) return x.score;
+  }
+  return (sorted[sorted.length - 1] as { score: number }).score;
 }
 
 /**
  * How many of horizon k's residuals are known at origin `at`: origin j's week k ends the Sunday
- * before origin j + k, so j is known when j + k ≤ at. `at` = Infinity: all of them (today).
+ * before origin j + k, so j is known when j + k ≤ at.
  */
 const knownCount = (table: ResidualTable, k: number, at: number) =>
   Math.min((table[k] ?? []).length, Math.max(0, at - k + 1));
 
 /**
- * The intervals' calibration over one residual table: the base of every (origin, horizon) from
- * the errors known at that origin, computed once, so intervals at every origin are cheap.
+ * The intervals' calibration over one residual table: the spread fit and the sorted weighted
+ * scores of every origin, then each horizon's adaptive level replayed in origin order, computed
+ * once, so the band at every origin (and today's) is a lookup.
  */
 export class IntervalCalibration {
-  private readonly bases = new Map<number, (Base | null)[]>();
   private readonly horizons: number[];
+  /** Origin index of "today": one past the last origin whose week 1 is known. */
+  readonly today: number;
+  private readonly fits: (SpreadFit | null)[] = [];
+  private readonly sortedScores: { score: number; weight: number }[][] = [];
+  /** bands[h][t]: horizon h's error bounds at origin t (0 … today), null without enough history. */
+  private readonly bands = new Map<number, (IntervalBounds | null)[]>();
 
-  constructor(private readonly table: ResidualTable) {
+  private readonly step: number;
+
+  /** `step`: the adaptive step γ (ACI_STEP; 0 replays a fixed 80% level). */
+  constructor(
+    private readonly table: ResidualTable,
+    options: { step?: number } = {},
+  ) {
+    this.step = options.step ?? ACI_STEP;
     this.horizons = Object.keys(table)
       .map(Number)
       .sort((a, b) => a - b);
+    this.today = Math.max(0, ...this.horizons.map((k) => (table[k] ?? []).length + k - 1));
+    for (let t = 0; t <= this.today; t++) this.fits.push(this.fitAt(t));
+    // Each error enters the scores once it is known, scored against its own origin's spread.
+    const scored: { knownFrom: number; score: number }[] = [];
     for (const k of this.horizons) {
-      const errors = table[k] ?? [];
-      // bases[k][j]: from the errors of horizon k known at origin j.
-      this.bases.set(
-        k,
-        errors.map((_, j) => baseOf(errors.slice(0, knownCount(table, k, j)))),
+      (table[k] ?? []).forEach((e, j) => {
+        const fit = this.fits[j];
+        if (fit) scored.push({ knownFrom: j + k, score: Math.abs(e) / spreadAt(fit, k) });
+      });
+    }
+    scored.sort((a, b) => a.score - b.score);
+    for (let t = 0; t <= this.today; t++) {
+      this.sortedScores.push(
+        scored
+          .filter((s) => s.knownFrom <= t)
+          .map((s) => ({ score: s.score, weight: RECENCY ** (t - s.knownFrom) })),
       );
     }
+    for (const h of this.horizons) this.bands.set(h, this.replay(h));
   }
 
-  /** Horizon k's base at origin `at` (Infinity: with every stored error). */
-  private baseAt(k: number, at: number): Base | null {
-    const errors = this.table[k] ?? [];
-    return at < errors.length
-      ? (this.bases.get(k)?.[at] ?? null)
-      : baseOf(errors.slice(0, knownCount(this.table, k, at)));
+  /** The spread fit from the errors known at origin t. */
+  private fitAt(t: number): SpreadFit | null {
+    const points: { k: number; rms: number }[] = [];
+    for (const k of this.horizons) {
+      const n = knownCount(this.table, k, t);
+      if (n < MIN_RESIDUALS) continue;
+      const errors = (this.table[k] ?? []).slice(0, n);
+      points.push({ k, rms: Math.sqrt(errors.reduce((s, e) => s + e * e, 0) / n) });
+    }
+    return fitSpread(points);
+  }
+
+  /** Horizon h's bands at origins 0 … today, its miscoverage level adapted as its weeks end. */
+  private replay(h: number): (IntervalBounds | null)[] {
+    const errors = this.table[h] ?? [];
+    const target = 1 - INTERVAL_LEVEL;
+    let alpha = target;
+    const out: (IntervalBounds | null)[] = [];
+    for (let t = 0; t <= this.today; t++) {
+      // Origin t − h's week h ended before origin t: was it inside the band built then?
+      const j = t - h;
+      const judged = j >= 0 ? out[j] : null;
+      if (judged && j < errors.length) {
+        const e = errors[j] as Cents;
+        const miss = e < judged.lower || e > judged.upper ? 1 : 0;
+        alpha = Math.min(ALPHA_MAX, Math.max(ALPHA_MIN, alpha + this.step * (target - miss)));
+      }
+      out.push(this.bandAt(h, t, 1 - alpha));
+    }
+    return out;
+  }
+
+  private bandAt(h: number, t: number, level: number): IntervalBounds | null {
+    const fit = this.fits[t];
+    const scores = this.sortedScores[t] ?? [];
+    if (!fit || knownCount(this.table, h, t) < MIN_RESIDUALS || scores.length < MIN_SCORES)
+      return null;
+    const q = weightedQuantile(scores, level) as number;
+    const half = Math.round(q * spreadAt(fit, h));
+    return { lower: -half as Cents, upper: half as Cents };
   }
 
   /**
-   * The error bounds of horizon h's band at origin `at`, from errors known then; null when the
-   * horizon has fewer than MIN_RESIDUALS errors, no spread, or fewer than MIN_SCORES scores.
+   * The error bounds of horizon h's band at origin `at` (default today), from errors known then;
+   * null when the horizon has fewer than MIN_RESIDUALS errors, the spread cannot be fitted (fewer
+   * than MIN_FIT_HORIZONS horizons with them) or fewer than MIN_SCORES errors are scored.
    */
-  bounds(h: number, at = Number.POSITIVE_INFINITY, level = INTERVAL_LEVEL): IntervalBounds | null {
-    const base = this.baseAt(h, at);
-    if (!base) return null;
-    const q = this.scoreQuantile(at, level);
-    if (q === null) return null;
-    return {
-      lower: Math.round(base.centre - q * base.scale) as Cents,
-      upper: Math.round(base.centre + q * base.scale) as Cents,
-    };
-  }
-
-  /** Every score with the origin from which it is known (origin j's week k: from j + k on). */
-  private scores(): { knownFrom: number; score: number }[] {
-    if (this.allScores) return this.allScores;
-    const out: { knownFrom: number; score: number }[] = [];
-    for (const k of this.horizons) {
-      const errors = this.table[k] ?? [];
-      (this.bases.get(k) ?? []).forEach((b, j) => {
-        if (b)
-          out.push({
-            knownFrom: j + k,
-            score: Math.abs((errors[j] as number) - b.centre) / b.scale,
-          });
-      });
-    }
-    this.allScores = out;
-    return out;
-  }
-  private allScores: { knownFrom: number; score: number }[] | null = null;
-  private readonly quantiles = new Map<string, number | null>();
-
-  /** The conformal `level` quantile of the scores known at origin `at`; null with too few. */
-  private scoreQuantile(at: number, level: number): number | null {
-    const key = `${at}|${level}`;
-    const cached = this.quantiles.get(key);
-    if (cached !== undefined) return cached;
-    const known = this.scores()
-      .filter((s) => s.knownFrom <= at)
-      .map((s) => s.score)
-      .sort((a, b) => a - b);
-    const n = known.length;
-    // The conformal rank; the ε keeps float noise (0.8 is not exact) from moving it by one.
-    const q =
-      n < MIN_SCORES ? null : (known[Math.min(n, Math.ceil(level * (n + 1) - 1e-9)) - 1] as number);
-    this.quantiles.set(key, q);
-    return q;
+  bounds(h: number, at = this.today): IntervalBounds | null {
+    return this.bands.get(h)?.[Math.min(at, this.today)] ?? null;
   }
 
   /**
@@ -176,8 +246,8 @@ function residualTable(residuals: Record<number, readonly string[]>): ResidualTa
 /** What `/forecast` says about the band. */
 export interface ClosingInterval {
   level: number;
-  /** Older snapshots carry the per-horizon method they were banded with. */
-  method: typeof INTERVAL_METHOD | "split-conformal on backtest residuals per horizon";
+  /** Older snapshots carry the method they were banded with. */
+  method: typeof INTERVAL_METHOD | (typeof EARLIER_INTERVAL_METHODS)[number];
   /** `calibrated`: every week has a band; `partial`: some horizons lack history; `insufficient_history`: none. */
   status: "calibrated" | "partial" | "insufficient_history";
   /** The local date of the backtest it was calibrated on; null without one. */
@@ -188,7 +258,7 @@ export interface ClosingInterval {
 
 /**
  * Today's error bounds per horizon of one stored residual table, kept while the table object
- * lives: a recompute bands every scenario with the same backtest (about 4 ms per table).
+ * lives: a recompute bands every scenario with the same backtest.
  */
 const todaysBounds = new WeakMap<object, (IntervalBounds | null)[]>();
 
