@@ -93,15 +93,16 @@ export function fitSpread(points: readonly { k: number; rms: number }[]): Spread
  * The weighted conformal quantile (Barber, Candès, Ramdas & Tibshirani 2023): the smallest score
  * whose cumulative weight reaches `level` × (the scores' weight + 1, the new point's weight);
  * past all of them (the level asks for more than the scores hold), the largest score. `sorted`
- * is ascending by score.
+ * is ascending by score; `weight`, their total weight when already known.
  */
 export function weightedQuantile(
   sorted: readonly { score: number; weight: number }[],
   level: number,
+  weight = sorted.reduce((s, x) => s + x.weight, 0),
 ): number | null {
   if (sorted.length === 0) return null;
   if (level <= 0) return 0;
-  const total = sorted.reduce((s, x) => s + x.weight, 0) + 1;
+  const total = weight + 1;
   // The ε keeps float noise from moving the rank by one.
   const target = level * total - 1e-9;
   let cum = 0;
@@ -130,6 +131,7 @@ export class IntervalCalibration {
   readonly today: number;
   private readonly fits: (SpreadFit | null)[] = [];
   private readonly sortedScores: { score: number; weight: number }[][] = [];
+  private readonly scoreWeights: number[] = [];
   /** bands[h][t]: horizon h's error bounds at origin t (0 … today), null without enough history. */
   private readonly bands = new Map<number, (IntervalBounds | null)[]>();
 
@@ -156,11 +158,11 @@ export class IntervalCalibration {
     }
     scored.sort((a, b) => a.score - b.score);
     for (let t = 0; t <= this.today; t++) {
-      this.sortedScores.push(
-        scored
-          .filter((s) => s.knownFrom <= t)
-          .map((s) => ({ score: s.score, weight: RECENCY ** (t - s.knownFrom) })),
-      );
+      const known = scored
+        .filter((s) => s.knownFrom <= t)
+        .map((s) => ({ score: s.score, weight: RECENCY ** (t - s.knownFrom) }));
+      this.sortedScores.push(known);
+      this.scoreWeights.push(known.reduce((s, x) => s + x.weight, 0));
     }
     for (const h of this.horizons) this.bands.set(h, this.replay(h));
   }
@@ -202,7 +204,7 @@ export class IntervalCalibration {
     const scores = this.sortedScores[t] ?? [];
     if (!fit || knownCount(this.table, h, t) < MIN_RESIDUALS || scores.length < MIN_SCORES)
       return null;
-    const q = weightedQuantile(scores, level) as number;
+    const q = weightedQuantile(scores, level, this.scoreWeights[t]) as number;
     const half = Math.round(q * spreadAt(fit, h));
     return { lower: -half as Cents, upper: half as Cents };
   }
