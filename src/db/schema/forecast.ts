@@ -47,6 +47,23 @@ export const forecastScenarios = pgTable(
 );
 
 /**
+ * The predicted customers' and suppliers' orders of one recompute (`PredictedCustomer[]`), the
+ * same for every scenario of it: stored once and named by each of its snapshots
+ * (`predictions_id`) instead of in each snapshot's detail (ADR 0006). Rows no snapshot names are
+ * pruned with the snapshots.
+ */
+export const forecastPredictions = pgTable(
+  "forecast_predictions",
+  {
+    id: text("id").primaryKey(),
+    orgId: orgId(),
+    computedAt: instant("computed_at").notNull(),
+    predictions: jsonb("predictions").notNull(),
+  },
+  (t) => [index("forecast_predictions_org_idx").on(t.orgId, t.computedAt)],
+);
+
+/**
  * A computed forecast of one scenario, served as stored. `payload` is the engine's answer without
  * redaction (weeks with real account names; `ForecastPayload`); `detail` holds the lines behind
  * every week (for explanations), never served by the API.
@@ -66,7 +83,10 @@ export const forecastSnapshots = pgTable(
     asOfDate: date("as_of_date", { mode: "string" }).notNull(),
     startingCash: numeric("starting_cash").notNull(),
     payload: jsonb("payload").notNull(),
+    /** `StoredDetailV2` or, before it, `ForecastDetail` (src/services/forecast/snapshot-detail.ts). */
     detail: jsonb("detail"),
+    /** The recompute's shared predictions, when the detail does not hold its own. */
+    predictionsId: text("predictions_id").references(() => forecastPredictions.id),
     /** The import that triggered it, when one did. */
     syncRunId: text("sync_run_id"),
   },

@@ -3,6 +3,7 @@ import type { Db } from "../../db/client.ts";
 import { InvalidParameterError, NotFoundError } from "../errors.ts";
 import { SENSITIVE_CONTACT_NAME } from "../summaries/ledger-summary.ts";
 import type { ForecastDetail, ForecastPayload } from "./recompute-forecasts.ts";
+import { decodeDetail } from "./snapshot-detail.ts";
 
 /** The name an item of a sensitive contact goes by without sensitive access. */
 export const SENSITIVE_ITEM_LABEL = "Sensitive item";
@@ -89,19 +90,25 @@ const rows = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
 
 async function latestSnapshot(db: Db, orgId: string, scenarioId?: string): Promise<SnapshotRow> {
   const wanted = scenarioId ?? null;
-  const [row] = rows<SnapshotRow>(
+  const [row] = rows<Omit<SnapshotRow, "detail"> & { detail: unknown; predictions: unknown }>(
     await db.execute(sql`
-    SELECT sc.id AS "scenarioId", sc.name, s.computed_at AS "computedAt", s.payload, s.detail
+    SELECT sc.id AS "scenarioId", sc.name, s.computed_at AS "computedAt", s.payload, s.detail,
+           p.predictions
     FROM forecast_scenarios sc
     JOIN LATERAL (
-      SELECT computed_at, payload, detail FROM forecast_snapshots
+      SELECT computed_at, payload, detail, predictions_id FROM forecast_snapshots
       WHERE org_id = ${orgId} AND scenario_id = sc.id ORDER BY computed_at DESC, id DESC LIMIT 1
     ) s ON true
+    LEFT JOIN forecast_predictions p ON p.org_id = ${orgId} AND p.id = s.predictions_id
     WHERE sc.org_id = ${orgId}
       AND (CASE WHEN ${wanted}::text IS NULL THEN sc.kind = 'BASE' ELSE sc.id = ${wanted}::text END)`),
   );
   if (!row) throw new NotFoundError("forecast snapshot");
-  return row;
+  const { predictions, ...snapshot } = row;
+  return {
+    ...snapshot,
+    detail: decodeDetail(snapshot.detail, predictions as ForecastDetail["predictions"] | null),
+  };
 }
 
 interface ItemName {

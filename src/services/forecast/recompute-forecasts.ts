@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import type { Db, DbOrTx } from "../../db/client.ts";
-import { forecastSnapshots, organisations } from "../../db/schema/index.ts";
+import { forecastPredictions, forecastSnapshots, organisations } from "../../db/schema/index.ts";
 import { DEFAULT_ORIGINS } from "../../domain/forecasting/backtest.ts";
 import { centsToDecimal } from "../../domain/forecasting/cents.ts";
 import { buildForecastModel, computeForecast } from "../../domain/forecasting/compute-forecast.ts";
@@ -19,6 +19,7 @@ import { backtestOrganisation, latestBacktest } from "./backtest.ts";
 import { recordForecastHistory } from "./history.ts";
 import { loadForecastInput } from "./load-forecast-input.ts";
 import { ensureStandardScenarios, listScenarios } from "./scenarios.ts";
+import { encodeDetail } from "./snapshot-detail.ts";
 
 /** Snapshots kept per scenario; older ones are pruned at each recompute. */
 export const SNAPSHOTS_KEPT = 5;
@@ -36,7 +37,10 @@ export interface ForecastPayload {
   closingInterval?: ClosingInterval;
 }
 
-/** What a snapshot's `detail` holds: the lines behind every week, never served. */
+/**
+ * What a snapshot's `detail` says: the lines behind every week, never served (stored as
+ * snapshot-detail.ts encodes it; read back through `decodeDetail`).
+ */
 export interface ForecastDetail {
   lines: ForecastResult["lines"];
   predictions: ForecastResult["predictions"];
@@ -101,8 +105,9 @@ export async function recomputeForecasts(
   const t2 = performance.now();
   const rows: (typeof forecastSnapshots.$inferInsert)[] = [];
   const snapshots: RecomputedSnapshot[] = [];
-  for (const scenario of scenarios) {
-    const result = computeForecast(
+  const results = scenarios.map((scenario) => ({
+    scenario,
+    result: computeForecast(
       {
         ...engineInput,
         scenario: {
@@ -113,7 +118,19 @@ export async function recomputeForecasts(
         },
       },
       model,
+    ),
+  }));
+  // The predictions do not depend on the scenario (the model's, compute-forecast.ts): when every
+  // scenario has the same ones, they are stored once for the recompute.
+  const first = results[0]?.result.predictions ?? [];
+  const shared =
+    results.length > 1 &&
+    results.every(
+      ({ result: r }) =>
+        r.predictions.length === first.length && r.predictions.every((p, i) => p === first[i]),
     );
+  const predictionsId = shared ? `fpr_${randomToken()}` : null;
+  for (const { scenario, result } of results) {
     const bands = closingBands(result.weeks, residuals);
     const banded = bands.filter((b) => b.low !== null).length;
     const payload: ForecastPayload = {
@@ -173,7 +190,8 @@ export async function recomputeForecasts(
       asOfDate: result.asOfDate,
       startingCash: result.startingCash,
       payload,
-      detail,
+      detail: encodeDetail(detail, shared),
+      predictionsId,
       syncRunId: input.syncRunId ?? null,
     });
     snapshots.push({
@@ -199,6 +217,11 @@ export async function recomputeForecasts(
     ).rows;
     const last = latest?.at ? new Date(latest.at).getTime() : Number.NEGATIVE_INFINITY;
     const computedAt = new Date(Math.max(input.now.getTime(), last + 1));
+    if (predictionsId !== null) {
+      await tx
+        .insert(forecastPredictions)
+        .values({ id: predictionsId, orgId: org.id, computedAt, predictions: first });
+    }
     for (const row of rows) await tx.insert(forecastSnapshots).values({ ...row, computedAt });
     await pruneSnapshots(tx, org.id);
     // The track record keeps the day's BASE forecast (src/services/forecast/history.ts).
@@ -230,6 +253,10 @@ async function pruneSnapshots(db: DbOrTx, orgId: string): Promise<void> {
         SELECT id, row_number() OVER (PARTITION BY scenario_id ORDER BY computed_at DESC, id DESC) AS n
         FROM forecast_snapshots WHERE org_id = ${orgId}
       ) ranked WHERE n > ${SNAPSHOTS_KEPT})`);
+  await db.execute(sql`
+    DELETE FROM forecast_predictions p
+    WHERE p.org_id = ${orgId} AND NOT EXISTS (
+      SELECT 1 FROM forecast_snapshots s WHERE s.org_id = ${orgId} AND s.predictions_id = p.id)`);
 }
 
 /**
