@@ -10,9 +10,11 @@ import type { ForecastWeek } from "./types.ts";
  * - Spread: at each origin, the root-mean-square error of every horizon with MIN_RESIDUALS
  *   errors known then is fitted by log rms_k = a + β·log k (least squares over those horizons):
  *   spread_k = e^a·k^β. Long horizons borrow from short ones, whose errors are fresh.
- * - Scores: every error known at origin t, at every horizon k, divided by the spread its horizon
- *   had at its own origin j: |e| ÷ spread_k(j). Weighted by RECENCY^age (age in weeks since the
- *   error became known) so the band follows the engine's recent errors, not last year's.
+ * - Scores: every error known at origin t, at every horizon k, divided by its horizon's spread
+ *   as fitted at t: |e| ÷ spread_k(t) (a growing business's old errors score small against
+ *   today's spread, and an early fit from few errors leaves no outlier score behind). Weighted by
+ *   RECENCY^age (age in weeks since the error became known) so the band follows the engine's
+ *   recent errors, not last year's.
  * - Band of horizon h at origin t: ± q·spread_h(t), q the weighted conformal (1 − α_h)-quantile of
  *   the scores (Barber et al. 2023: the new point weighs 1; beyond the scores' weight, the
  *   largest score).
@@ -93,15 +95,16 @@ export function fitSpread(points: readonly { k: number; rms: number }[]): Spread
  * The weighted conformal quantile (Barber, Candès, Ramdas & Tibshirani 2023): the smallest score
  * whose cumulative weight reaches `level` × (the scores' weight + 1, the new point's weight);
  * past all of them (the level asks for more than the scores hold), the largest score. `sorted`
- * is ascending by score.
+ * is ascending by score; `weight`, their total weight when already known.
  */
 export function weightedQuantile(
   sorted: readonly { score: number; weight: number }[],
   level: number,
+  weight = sorted.reduce((s, x) => s + x.weight, 0),
 ): number | null {
   if (sorted.length === 0) return null;
   if (level <= 0) return 0;
-  const total = sorted.reduce((s, x) => s + x.weight, 0) + 1;
+  const total = weight + 1;
   // The ε keeps float noise from moving the rank by one.
   const target = level * total - 1e-9;
   let cum = 0;
@@ -130,6 +133,7 @@ export class IntervalCalibration {
   readonly today: number;
   private readonly fits: (SpreadFit | null)[] = [];
   private readonly sortedScores: { score: number; weight: number }[][] = [];
+  private readonly scoreWeights: number[] = [];
   /** bands[h][t]: horizon h's error bounds at origin t (0 … today), null without enough history. */
   private readonly bands = new Map<number, (IntervalBounds | null)[]>();
 
@@ -146,21 +150,24 @@ export class IntervalCalibration {
       .sort((a, b) => a - b);
     this.today = Math.max(0, ...this.horizons.map((k) => (table[k] ?? []).length + k - 1));
     for (let t = 0; t <= this.today; t++) this.fits.push(this.fitAt(t));
-    // Each error enters the scores once it is known, scored against its own origin's spread.
-    const scored: { knownFrom: number; score: number }[] = [];
-    for (const k of this.horizons) {
-      (table[k] ?? []).forEach((e, j) => {
-        const fit = this.fits[j];
-        if (fit) scored.push({ knownFrom: j + k, score: Math.abs(e) / spreadAt(fit, k) });
-      });
-    }
-    scored.sort((a, b) => a.score - b.score);
+    // At origin t every error known then, at every horizon k, is scored against the spread
+    // fitted at t, and weighted by how long it has been known.
     for (let t = 0; t <= this.today; t++) {
-      this.sortedScores.push(
-        scored
-          .filter((s) => s.knownFrom <= t)
-          .map((s) => ({ score: s.score, weight: RECENCY ** (t - s.knownFrom) })),
-      );
+      const fit = this.fits[t];
+      const known: { score: number; weight: number }[] = [];
+      if (fit)
+        for (const k of this.horizons) {
+          const spread = spreadAt(fit, k);
+          const errors = table[k] ?? [];
+          for (let j = 0; j < knownCount(table, k, t); j++)
+            known.push({
+              score: Math.abs(errors[j] as number) / spread,
+              weight: RECENCY ** (t - j - k),
+            });
+        }
+      known.sort((a, b) => a.score - b.score);
+      this.sortedScores.push(known);
+      this.scoreWeights.push(known.reduce((s, x) => s + x.weight, 0));
     }
     for (const h of this.horizons) this.bands.set(h, this.replay(h));
   }
@@ -202,7 +209,7 @@ export class IntervalCalibration {
     const scores = this.sortedScores[t] ?? [];
     if (!fit || knownCount(this.table, h, t) < MIN_RESIDUALS || scores.length < MIN_SCORES)
       return null;
-    const q = weightedQuantile(scores, level) as number;
+    const q = weightedQuantile(scores, level, this.scoreWeights[t]) as number;
     const half = Math.round(q * spreadAt(fit, h));
     return { lower: -half as Cents, upper: half as Cents };
   }
