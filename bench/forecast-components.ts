@@ -13,7 +13,9 @@
  * - payments on bills open at the origin; on purchase orders open at the origin (their bills'
  *   payments); on bills entered after the origin by supplier class at the origin: a supplier with
  *   a recurring bill stream, a supplier fitted by the hazard model, any other (the supplier run
- *   rate); a bill raised from a purchase order issued after the origin counts with its supplier;
+ *   rate, or with a year of such bills the variable costs, which then take the fitted suppliers'
+ *   place too); a bill raised from a purchase order issued after the origin counts with its
+ *   supplier;
  * - spend money of recurring streams: payroll (the stream's contact or account says wage,
  *   salary or payroll), the tax office (tax, GST, VAT, PAYG, BAS), other recurring spend;
  *   bills of a recurring payroll or tax stream count there too; spend money outside every
@@ -68,7 +70,7 @@ const COMPONENTS = {
   po_open: "payments: purchase orders open at origin",
   bills_recurring: "new bills: recurring suppliers",
   bills_fitted: "new bills: fitted suppliers (hazard)",
-  bills_run_rate: "new bills: other suppliers (run rate)",
+  bills_run_rate: "new bills: variable costs / run rate",
   payroll: "payroll (recurring)",
   tax: "tax office (recurring)",
   spend_recurring: "spend money: other recurring",

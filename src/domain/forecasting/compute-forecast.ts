@@ -56,6 +56,12 @@ import type {
   ForecastWeek,
   PredictedCustomer,
 } from "./types.ts";
+import {
+  fitVariableCosts,
+  VARIABLE_COST_DAYS,
+  type VariableCosts,
+  variableBillsByDay,
+} from "./variable-costs.ts";
 
 /**
  * The 13-week cash forecast. One pure, deterministic function of its input: no I/O, `now`
@@ -108,6 +114,12 @@ export interface ForecastModel {
   curves: CollectionCurves;
   /** How long after delivery each supplier's purchase orders are paid. */
   purchaseOrderTiming: PurchaseOrderTiming;
+  /**
+   * Bills of suppliers outside every recurring stream as a learned share of the expected sales
+   * (variable-costs.ts), and what they take out each week; null: too little history, the
+   * suppliers' hazard model and run rate instead.
+   */
+  variableCosts: { fit: VariableCosts; weekly: Float64Array } | null;
 }
 
 /** Fits recurring streams and customer cadences as at `input.now`. */
@@ -129,20 +141,42 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
     streams.filter((st) => st.kind === "bill" && st.contactId).map((st) => st.contactId as string),
   );
   const ordered = new Map<string, number[]>();
+  let openOrders = 0;
   for (const po of input.purchaseOrders) {
-    if (!PO_OPEN_STATUSES.has(po.status) || po.suppressedReason !== null || !po.contactId) continue;
+    if (!PO_OPEN_STATUSES.has(po.status) || po.suppressedReason !== null) continue;
+    openOrders += Math.max(
+      0,
+      baseCents(po.total, po.currency, input.baseCurrency, po.currencyRate),
+    );
+    if (!po.contactId) continue;
     const day = dayNumber(po.issueDate ?? po.deliveryDate ?? today);
     ordered.set(po.contactId, [...(ordered.get(po.contactId) ?? []), Math.min(day, todayDay)]);
   }
-  const suppliers = fitSuppliers(
-    input.recurringHistory,
-    recurringSuppliers,
-    ordered,
+  // Bills outside recurring streams follow the expected sales (variable-costs.ts); the hazard
+  // model of suppliers billing often and their run rate only stand in without enough history.
+  const variableFit = fitVariableCosts({
     today,
-    input.baseCurrency,
+    baseCurrency: input.baseCurrency,
+    salesHistory: input.salesHistory,
+    recurringHistory: input.recurringHistory,
+    excludedSuppliers: recurringSuppliers,
     order,
-  );
+  });
+  const suppliers =
+    variableFit !== null
+      ? []
+      : fitSuppliers(
+          input.recurringHistory,
+          recurringSuppliers,
+          ordered,
+          today,
+          input.baseCurrency,
+          order,
+        );
   const curves = fitCollectionCurves(input.salesHistory, today, input.baseCurrency);
+  // Expected sales invoiced on each coming day (cents, before the season): what variable
+  // costs follow.
+  const salesByDay = new Float64Array(Math.max(0, horizonEnd - todayDay) + 1);
   // Customers' orders: paid along their collection curve (collection-curve.ts).
   const collected = (models: readonly CustomerModel[]) => {
     const out = new Map<string, Float64Array>();
@@ -150,6 +184,8 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
     for (const c of models) {
       if (days <= 0) continue;
       const byDay = expectedOrdersByDay(c, todayDay, days);
+      for (let j = 1; j <= days; j++)
+        salesByDay[j] = (salesByDay[j] ?? 0) + (byDay[j] ?? 0) * c.typicalOrder;
       const perWeek = collectByWeek(
         byDay,
         curveFor(curves, c.contactId),
@@ -195,7 +231,23 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
     fittedCustomers: new Set(customers.map((c) => c.contactId)),
     fittedSuppliers: new Set(suppliers.map((c) => c.contactId)),
     order,
-  });
+  }).filter((r) => variableFit === null || r.kind !== "suppliers");
+  const weeklyOrders = collected(customers);
+  let variableCosts: ForecastModel["variableCosts"] = null;
+  if (variableFit !== null) {
+    const others = runRates.find((r) => r.kind === "customers")?.windowTotal ?? 0;
+    const sales = salesByDay.map((v, j) => (j === 0 ? 0 : (v + others / RUN_RATE_DAYS) * season));
+    variableCosts = {
+      fit: variableFit,
+      weekly: collectByWeek(
+        variableBillsByDay(variableFit, sales, openOrders),
+        variableFit.payment,
+        todayDay,
+        week1Start,
+        WEEKS,
+      ),
+    };
+  }
   return {
     today,
     todayDay,
@@ -203,7 +255,7 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
     horizonEnd,
     streams,
     customers,
-    weeklyOrders: collected(customers),
+    weeklyOrders,
     suppliers,
     weeklyBills: weekly(suppliers),
     season,
@@ -231,6 +283,7 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
     ),
     curves,
     purchaseOrderTiming: fitPurchaseOrderTiming(input.purchaseOrderHistory ?? []),
+    variableCosts,
   };
 }
 
@@ -757,6 +810,22 @@ export function computeForecast(
       amounts: amounts.map(centsToDecimal),
     });
   }
+  if (model.variableCosts) {
+    const { fit, weekly } = model.variableCosts;
+    const amounts = Array.from(weekly, (v) => Math.round(v));
+    amounts.forEach((value, w) => {
+      if (value !== 0) addPredicted(false, w, fit.accountId, value, 0);
+    });
+    runRates.push({
+      kind: "suppliers",
+      direction: "out",
+      windowTotal: centsToDecimal(fit.billsTotal),
+      windowDays: VARIABLE_COST_DAYS,
+      delayDays: 0,
+      accountId: fit.accountId,
+      amounts: amounts.map(centsToDecimal),
+    });
+  }
   for (const inflow of [true, false]) {
     const p = inflow ? predicted.in : predicted.out;
     for (let w = 0; w < WEEKS; w++) {
@@ -779,7 +848,9 @@ export function computeForecast(
         contactId: null,
         note: inflow
           ? "predicted customer orders (hazard model) and other customers' run rate; see predictions and runRates"
-          : "predicted supplier bills (hazard model) and other spending's run rate; see predictions and runRates",
+          : model.variableCosts
+            ? "variable costs (bills as their learned share of the expected sales) and other spending's run rate; see runRates"
+            : "predicted supplier bills (hazard model) and other spending's run rate; see predictions and runRates",
       });
     }
   }

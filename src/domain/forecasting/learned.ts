@@ -1,7 +1,9 @@
+import { centsToDecimal } from "./cents.ts";
 import { type CollectionCurve, CURVE_DAYS } from "./collection-curve.ts";
 import type { ForecastModel } from "./compute-forecast.ts";
 import { dateOf } from "./dates.ts";
 import type { ForecastResult } from "./types.ts";
+import type { VariableCosts } from "./variable-costs.ts";
 
 /**
  * Every parameter the engine learnt from the business's own history, with its evidence (how
@@ -29,6 +31,18 @@ const curveEntry = (contactId: string | null, c: CollectionCurve): LearnedEntry 
   observations: c.observations,
   from: c.from,
   to: c.to,
+});
+
+const variableCostsEntry = (v: VariableCosts): LearnedEntry => ({
+  contactId: null,
+  shareOfSales: Math.round(v.ratio * 1000) / 1000,
+  bills: centsToDecimal(v.billsTotal),
+  sales: centsToDecimal(v.salesTotal),
+  paidBy30Days: share(v.payment, 30),
+  observations: v.bills,
+  invoices: v.invoices,
+  from: v.from,
+  to: v.to,
 });
 
 const median = (a: Int32Array) => (a.length === 0 ? null : (a[(a.length - 1) >> 1] ?? null));
@@ -117,6 +131,10 @@ export function learnedParameters(model: ForecastModel, result: ForecastResult):
         return c ? [curveEntry(id, c)] : [];
       }),
     ],
+    // Variable costs (variable-costs.ts): bills outside recurring streams as a share of sales.
+    ...(model.variableCosts
+      ? { variableCosts: [variableCostsEntry(model.variableCosts.fit)] }
+      : {}),
     seasonality: [
       {
         contactId: null,

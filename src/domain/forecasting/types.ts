@@ -270,7 +270,12 @@ export interface PredictedCustomer {
   amounts: string[];
 }
 
-/** A run rate (src/domain/forecasting/run-rates.ts) and what it adds to each week. */
+/**
+ * A run rate (src/domain/forecasting/run-rates.ts) and what it adds to each week. The `suppliers`
+ * rate of an organisation with a year of bills is its variable costs (variable-costs.ts): the
+ * window's bills (`windowTotal` over `windowDays` 365) as a share of its sales, applied to the
+ * expected sales and paid as its bills have been, so `amounts` are not the window spread evenly.
+ */
 export interface ForecastRunRate {
   kind: "customers" | "suppliers" | "spend" | "receive";
   direction: "in" | "out";
