@@ -10,9 +10,11 @@ import type { ForecastWeek } from "./types.ts";
  * - Spread: at each origin, the root-mean-square error of every horizon with MIN_RESIDUALS
  *   errors known then is fitted by log rms_k = a + β·log k (least squares over those horizons):
  *   spread_k = e^a·k^β. Long horizons borrow from short ones, whose errors are fresh.
- * - Scores: every error known at origin t, at every horizon k, divided by the spread its horizon
- *   had at its own origin j: |e| ÷ spread_k(j). Weighted by RECENCY^age (age in weeks since the
- *   error became known) so the band follows the engine's recent errors, not last year's.
+ * - Scores: every error known at origin t, at every horizon k, divided by its horizon's spread
+ *   as fitted at t: |e| ÷ spread_k(t) (a growing business's old errors score small against
+ *   today's spread, and an early fit from few errors leaves no outlier score behind). Weighted by
+ *   RECENCY^age (age in weeks since the error became known) so the band follows the engine's
+ *   recent errors, not last year's.
  * - Band of horizon h at origin t: ± q·spread_h(t), q the weighted conformal (1 − α_h)-quantile of
  *   the scores (Barber et al. 2023: the new point weighs 1; beyond the scores' weight, the
  *   largest score).
@@ -148,19 +150,22 @@ export class IntervalCalibration {
       .sort((a, b) => a - b);
     this.today = Math.max(0, ...this.horizons.map((k) => (table[k] ?? []).length + k - 1));
     for (let t = 0; t <= this.today; t++) this.fits.push(this.fitAt(t));
-    // Each error enters the scores once it is known, scored against its own origin's spread.
-    const scored: { knownFrom: number; score: number }[] = [];
-    for (const k of this.horizons) {
-      (table[k] ?? []).forEach((e, j) => {
-        const fit = this.fits[j];
-        if (fit) scored.push({ knownFrom: j + k, score: Math.abs(e) / spreadAt(fit, k) });
-      });
-    }
-    scored.sort((a, b) => a.score - b.score);
+    // At origin t every error known then, at every horizon k, is scored against the spread
+    // fitted at t, and weighted by how long it has been known.
     for (let t = 0; t <= this.today; t++) {
-      const known = scored
-        .filter((s) => s.knownFrom <= t)
-        .map((s) => ({ score: s.score, weight: RECENCY ** (t - s.knownFrom) }));
+      const fit = this.fits[t];
+      const known: { score: number; weight: number }[] = [];
+      if (fit)
+        for (const k of this.horizons) {
+          const spread = spreadAt(fit, k);
+          const errors = table[k] ?? [];
+          for (let j = 0; j < knownCount(table, k, t); j++)
+            known.push({
+              score: Math.abs(errors[j] as number) / spread,
+              weight: RECENCY ** (t - j - k),
+            });
+        }
+      known.sort((a, b) => a.score - b.score);
       this.sortedScores.push(known);
       this.scoreWeights.push(known.reduce((s, x) => s + x.weight, 0));
     }
