@@ -16,41 +16,19 @@
  * each part, and their mean absolute error; all in base currency, over the 13 weeks.
  *
  * The tax contacts are those whose name says so (/tax|revenue|ATO|IRS|HMRC/i): a diagnostic
- * reading of the family's books, not a rule of the engine. Env as bench/forecast-family.ts
- * (FAMILY_SEED, FAMILY_NOW, FAMILY_ORIGINS, FAMILY_BUSINESSES, FAMILY_DEMO).
+ * reading of the family's books, not a rule of the engine. Environment: the FAMILY_*
+ * variables of bench/family.ts (as `npm run bench:forecast`).
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { openPglite } from "../src/db/client.ts";
-import { BUSINESSES, type Business, isBusiness } from "../src/demo/business.ts";
-import {
-  backtestOrigins,
-  DEFAULT_ORIGINS,
-  dailyCash,
-  inputAtOrigin,
-} from "../src/domain/forecasting/backtest.ts";
+import { backtestOrigins, dailyCash, inputAtOrigin } from "../src/domain/forecasting/backtest.ts";
 import { baseCents, toCents } from "../src/domain/forecasting/cents.ts";
 import { buildForecastModel, computeForecast } from "../src/domain/forecasting/compute-forecast.ts";
 import { addDays, dayNumber } from "../src/domain/forecasting/dates.ts";
-import { seedDemo } from "../src/services/demo/seed-demo.ts";
 import { loadBacktestData } from "../src/services/forecast/backtest.ts";
+import { FAMILY_NOW, FAMILY_ORIGINS, familyRuns, seedFamilyRun } from "./family.ts";
 
-const SEED = process.env.FAMILY_SEED ?? "family";
-const NOW = new Date(process.env.FAMILY_NOW ?? "2026-11-22T01:00:00Z");
-const ORIGINS = Number(process.env.FAMILY_ORIGINS ?? DEFAULT_ORIGINS);
 const TAX = /\btax|revenue|\bATO\b|\bIRS\b|HMRC/i;
-const kinds = (process.env.FAMILY_BUSINESSES ?? BUSINESSES.join(","))
-  .split(",")
-  .map((s) => s.trim())
-  .filter(isBusiness);
-const runs: { label: string; business: Business; seed: string }[] = kinds.map((business) => ({
-  label: business,
-  business,
-  seed: SEED,
-}));
-if (process.env.FAMILY_DEMO !== "0")
-  runs.push({ label: "demo", business: "roaster", seed: "demo" });
+const runs = familyRuns();
 
 const PARTS = ["open", "fitted", "runrate", "sales", "tax", "other", "net"] as const;
 type Part = (typeof PARTS)[number];
@@ -58,15 +36,10 @@ const fmt = (cents: number) => (cents / 100).toFixed(0).padStart(10);
 
 const database = await openPglite();
 try {
-  for (const { label, business, seed } of runs) {
-    const seeded = await seedDemo(database.db, {
-      seed,
-      now: NOW,
-      business,
-      name: `Components ${label}`,
-      folder: mkdtempSync(join(tmpdir(), `components-${label}-`)),
-    });
-    const data = await loadBacktestData(database.db, seeded.orgId, NOW);
+  for (const run of runs) {
+    const { label } = run;
+    const seeded = await seedFamilyRun(database.db, run);
+    const data = await loadBacktestData(database.db, seeded.orgId, FAMILY_NOW);
     const { books } = data;
     const base = books.baseCurrency;
     const taxContacts = new Set(
@@ -74,7 +47,7 @@ try {
         .filter((l) => l.contactId && TAX.test(l.contactName ?? ""))
         .map((l) => l.contactId as string),
     );
-    const origins = backtestOrigins(data.today, ORIGINS);
+    const origins = backtestOrigins(data.today, FAMILY_ORIGINS);
     const cash = dailyCash(data, addDays(origins[0] ?? data.today, -1), data.today);
     const sums: Record<Part, { f: number; a: number; abs: number }> = Object.fromEntries(
       PARTS.map((p) => [p, { f: 0, a: 0, abs: 0 }]),
