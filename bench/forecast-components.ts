@@ -32,20 +32,14 @@
  * component left the forecast's cash too high, i.e. receipts too high or payments too low) and
  * MAE (mean |forecast − actual|).
  *
- * Environment as `bench:forecast`: FAMILY_SEED (default "family"), FAMILY_NOW (default
- * 2026-11-22T01:00:00Z), FAMILY_BUSINESSES (comma-separated; default every one), FAMILY_ORIGINS
- * (default 52), FAMILY_DEMO=0 (leaves out the demo, the roaster on seed "demo"); COMPONENTS_JSON
+ * Environment: the FAMILY_* variables of bench/family.ts (as `bench:forecast`); COMPONENTS_JSON
  * (a file to write each business's per-origin forecast and actual per component and horizon).
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { writeFileSync } from "node:fs";
 import { openPglite } from "../src/db/client.ts";
-import { BUSINESSES, type Business, isBusiness } from "../src/demo/business.ts";
 import {
   type BacktestData,
   backtestOrigins,
-  DEFAULT_ORIGINS,
   dailyCash,
   inputAtOrigin,
 } from "../src/domain/forecasting/backtest.ts";
@@ -55,8 +49,8 @@ import { buildForecastModel, computeForecast } from "../src/domain/forecasting/c
 import { dateOf, dayNumber } from "../src/domain/forecasting/dates.ts";
 import type { RecurringStream } from "../src/domain/forecasting/recurring.ts";
 import type { ForecastResult, RecurringHistoryEntry } from "../src/domain/forecasting/types.ts";
-import { seedDemo } from "../src/services/demo/seed-demo.ts";
 import { loadBacktestData } from "../src/services/forecast/backtest.ts";
+import { FAMILY_NOW, FAMILY_ORIGINS, familyRuns, seedFamilyRun } from "./family.ts";
 
 const HORIZONS = [1, 4, 13] as const;
 
@@ -334,34 +328,16 @@ function componentTable(series: Series): string[] {
   return lines;
 }
 
-const SEED = process.env.FAMILY_SEED ?? "family";
-const NOW = new Date(process.env.FAMILY_NOW ?? "2026-11-22T01:00:00Z");
-const ORIGINS = Number(process.env.FAMILY_ORIGINS ?? DEFAULT_ORIGINS);
-const kinds = (process.env.FAMILY_BUSINESSES ?? BUSINESSES.join(","))
-  .split(",")
-  .map((s) => s.trim())
-  .filter(isBusiness);
-const runs: { label: string; business: Business; seed: string }[] = kinds.map((business) => ({
-  label: business,
-  business,
-  seed: SEED,
-}));
-if (process.env.FAMILY_DEMO !== "0")
-  runs.push({ label: "demo", business: "roaster", seed: "demo" });
+const runs = familyRuns();
 
 const database = await openPglite();
 const results: Record<string, Series> = {};
 try {
-  for (const { label, business, seed } of runs) {
-    const seeded = await seedDemo(database.db, {
-      seed,
-      now: NOW,
-      business,
-      name: `Family ${label}`,
-      folder: mkdtempSync(join(tmpdir(), `components-${label}-`)),
-    });
-    const data = await loadBacktestData(database.db, seeded.orgId, NOW);
-    const series = componentSeries(data, ORIGINS);
+  for (const run of runs) {
+    const { label, business, seed } = run;
+    const seeded = await seedFamilyRun(database.db, run);
+    const data = await loadBacktestData(database.db, seeded.orgId, FAMILY_NOW);
+    const series = componentSeries(data, FAMILY_ORIGINS);
     results[label] = series;
     const scored = HORIZONS.map(
       (h, i) => `${series.receivables_open[i]?.forecast.length ?? 0} at ${h}w`,

@@ -4,59 +4,35 @@
  * the served engine (src/domain/forecasting/backtest.ts); the error table is printed per
  * business, against both naive baselines, then one summary line per business.
  *
- * FAMILY_SEED (default "family"), FAMILY_NOW (default 2026-11-22T01:00:00Z, a Sunday noon in
- * Sydney), FAMILY_BUSINESSES (comma-separated; default every one), FAMILY_ORIGINS (default 39),
- * FAMILY_JSON (a file to write every result to). After the family, the demo itself (the roaster
- * on seed "demo", what `cashrunway demo` makes) is backtested as one more row, "demo"; the
- * issue's targets are for the family and the demo. FAMILY_DEMO=0 leaves it out.
+ * Which businesses, seed, clock and origins: the FAMILY_* environment (bench/family.ts); the demo
+ * itself (the roaster on seed "demo") comes last, as the issue's targets are for the family and
+ * the demo. FAMILY_JSON (a file) receives every result.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { writeFileSync } from "node:fs";
 import { openPglite } from "../src/db/client.ts";
-import { BUSINESSES, type Business, isBusiness } from "../src/demo/business.ts";
-import { DEFAULT_ORIGINS, runBacktest } from "../src/domain/forecasting/backtest.ts";
+import { runBacktest } from "../src/domain/forecasting/backtest.ts";
 import {
   backtestTable,
   coverageRow,
   familySummary,
 } from "../src/domain/forecasting/backtest-report.ts";
-import { seedDemo } from "../src/services/demo/seed-demo.ts";
 import { loadBacktestData } from "../src/services/forecast/backtest.ts";
+import { FAMILY_NOW, FAMILY_ORIGINS, familyRuns, seedFamilyRun } from "./family.ts";
 
-const SEED = process.env.FAMILY_SEED ?? "family";
-const NOW = new Date(process.env.FAMILY_NOW ?? "2026-11-22T01:00:00Z");
-const ORIGINS = Number(process.env.FAMILY_ORIGINS ?? DEFAULT_ORIGINS);
-const kinds = (process.env.FAMILY_BUSINESSES ?? BUSINESSES.join(","))
-  .split(",")
-  .map((s) => s.trim())
-  .filter(isBusiness);
-/** Each row: a label, the business generated and its seed. */
-const runs: { label: string; business: Business; seed: string }[] = kinds.map((business) => ({
-  label: business,
-  business,
-  seed: SEED,
-}));
-if (process.env.FAMILY_DEMO !== "0")
-  runs.push({ label: "demo", business: "roaster", seed: "demo" });
+const runs = familyRuns();
 
 const database = await openPglite();
 const results: Record<string, unknown> = {};
 const summaries: string[] = [];
 const coverage: { line: string; inside: number }[] = [];
 try {
-  for (const { label, business, seed } of runs) {
+  for (const run of runs) {
+    const { label, business, seed } = run;
     const t0 = performance.now();
-    const seeded = await seedDemo(database.db, {
-      seed,
-      now: NOW,
-      business,
-      name: `Family ${label}`,
-      folder: mkdtempSync(join(tmpdir(), `family-${label}-`)),
-    });
+    const seeded = await seedFamilyRun(database.db, run);
     const t1 = performance.now();
-    const data = await loadBacktestData(database.db, seeded.orgId, NOW);
-    const r = runBacktest(data, { origins: ORIGINS });
+    const data = await loadBacktestData(database.db, seeded.orgId, FAMILY_NOW);
+    const r = runBacktest(data, { origins: FAMILY_ORIGINS });
     const t2 = performance.now();
     results[label] = r;
     console.log(

@@ -39,6 +39,7 @@ import {
   type SeasonalEvidence,
   seasonalEvidence,
 } from "./run-rates.ts";
+import { billAsSalesEntry } from "./sales-history.ts";
 import { rulesFor, type ScenarioRules } from "./scenarios.ts";
 import {
   describeLag,
@@ -264,20 +265,7 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
     collection: fitCollection(input.salesHistory, today),
     billTiming: fitCollection(
       input.recurringHistory.flatMap((e) =>
-        e.kind === "bill" && e.contactId && e.dueDate
-          ? [
-              {
-                contactId: e.contactId,
-                issueDate: e.date,
-                total: e.amount,
-                currency: e.currency,
-                currencyRate: e.currencyRate,
-                dueDate: e.dueDate,
-                paidDate: e.paidDate ?? null,
-                accountId: e.accountId,
-              },
-            ]
-          : [],
+        e.kind === "bill" && e.contactId && e.dueDate ? [billAsSalesEntry(e)] : [],
       ),
       today,
     ),

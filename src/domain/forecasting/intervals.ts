@@ -19,9 +19,9 @@ import type { ForecastWeek } from "./types.ts";
  *   the scores (Barber et al. 2023: the new point weighs 1; beyond the scores' weight, the
  *   largest score).
  * - Adaptive level: α_h starts at 0.2 and, each time the week h of an earlier origin ends, moves
- *   by ACI_STEP·(0.2 − miss), kept within [−1, 0.5]: a miss widens the next bands of that horizon, a hit narrows them,
- *   so coverage at each horizon tracks 80% even when the errors drift (feedback at horizon h
- *   arrives h weeks late). The band is centred on the forecast (no bias correction): a centre
+ *   by ACI_STEP·(0.2 − miss), kept within [−1, 0.5]: a miss widens the next bands of that
+ *   horizon, a hit narrows them, so coverage at each horizon tracks 80% even when the errors
+ *   drift (feedback at horizon h arrives h weeks late). The band is centred on the forecast (no bias correction): a centre
  *   learned from past errors was a quarter stale at 13 weeks and missed when the bias turned.
  *
  * docs/forecast.md, "Prediction intervals", has the figures that chose this.

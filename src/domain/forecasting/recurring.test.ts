@@ -140,3 +140,48 @@ describe("recurring detection: two obligations on one contact and account", () =
     expect(detectRecurring(history, "2025-10-01", "AUD")).toEqual([]);
   });
 });
+
+describe("recurring bills: paid when this business pays them", () => {
+  const bill = (date: string, dueDate: string, paidDate: string | null): RecurringHistoryEntry => ({
+    kind: "bill",
+    contactId: "POWER",
+    contactName: "Power Co",
+    accountId: "acc_power",
+    date,
+    dueDate,
+    paidDate,
+    amount: "300",
+    currency: "AUD",
+    currencyRate: null,
+  });
+
+  it("projects on the median days from issue to payment of its paid bills, not its terms", () => {
+    // 30-day terms, paid 27, 28 and 30 days after issue: the median lag is 28 days.
+    const history = [
+      bill("2025-12-01", "2025-12-31", "2025-12-28"),
+      bill("2026-01-01", "2026-01-31", "2026-01-29"),
+      bill("2026-02-01", "2026-03-03", "2026-03-03"),
+      bill("2026-03-01", "2026-03-31", null), // open: no lag yet
+    ];
+    const [stream] = detectRecurring(history, "2026-03-10", "AUD");
+    expect(stream?.termDays).toBe(28);
+    const { occurrences } = projectRecurring(
+      stream ? [stream] : [],
+      "2026-03-10",
+      "2026-05-31",
+      [],
+    );
+    // The open 1 March bill is the last occurrence (forecast as an open bill); the next ones,
+    // 1 April and 1 May, are paid 28 days later (on their terms: 1 and 31 May).
+    expect(occurrences.map((o) => o.cashDate)).toEqual(["2026-04-29", "2026-05-29"]);
+  });
+
+  it("keeps its terms until three bills are paid", () => {
+    const history = [
+      bill("2026-01-01", "2026-01-31", "2026-01-20"),
+      bill("2026-02-01", "2026-03-03", "2026-02-20"),
+      bill("2026-03-01", "2026-03-31", null),
+    ];
+    expect(detectRecurring(history, "2026-03-10", "AUD")[0]?.termDays).toBe(30);
+  });
+});

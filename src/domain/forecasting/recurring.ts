@@ -53,7 +53,10 @@ export interface RecurringStream {
   anchorDay: number;
   /** Median of the last three amounts, base currency, positive. */
   amount: Cents;
-  /** Bills: median days from issue to due date; bank lines: 0. */
+  /**
+   * Bills: median days from issue to payment of its last 12 paid bills (3 or more), else from
+   * issue to due date; bank lines: 0.
+   */
   termDays: number;
   /** Every occurrence, as day numbers, oldest first. */
   days: number[];
@@ -83,6 +86,18 @@ function median(values: readonly number[]): number {
   const s = [...values].sort((a, b) => a - b);
   const mid = s.length >> 1;
   return s.length % 2 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
+}
+
+/** Paid bills needed before a bill stream is projected on its own payment lag. */
+const MIN_PAID_BILLS = 3;
+
+/**
+ * Days from a bill's issue to its cash: the median lag of the stream's last 12 paid bills (this
+ * business pays some early, some late), else the median of its terms (issue to due date), else 0.
+ */
+function billTerm(paidLags: readonly number[], terms: readonly number[]): number {
+  const lags = paidLags.length >= MIN_PAID_BILLS ? paidLags : terms;
+  return lags.length > 0 ? Math.max(0, Math.round(median(lags.slice(-12)))) : 0;
 }
 
 /** The cadence a stream's intervals sit on, or null when they are not regular. */
@@ -124,6 +139,8 @@ export function detectRecurring(
     accountId: string | null;
     byDate: Map<number, Cents>;
     terms: number[];
+    /** Bills: days from issue to full payment, of those paid. */
+    paidLags: number[];
   }
   const groups = new Map<string, Group>();
   for (const e of history) {
@@ -138,6 +155,7 @@ export function detectRecurring(
         accountId: e.accountId,
         byDate: new Map(),
         terms: [],
+        paidLags: [],
       };
       groups.set(key, g);
     }
@@ -146,6 +164,7 @@ export function detectRecurring(
     // Two lines on one day (a split payment) are one occurrence.
     g.byDate.set(day, (g.byDate.get(day) ?? 0) + cents);
     if (e.kind === "bill" && e.dueDate) g.terms.push(dayNumber(e.dueDate) - day);
+    if (e.kind === "bill" && e.paidDate) g.paidLags.push(dayNumber(e.paidDate) - day);
   }
   const todayDay = dayNumber(today);
   const streams: RecurringStream[] = [];
@@ -189,7 +208,7 @@ export function detectRecurring(
       lastDate,
       anchorDay: Number(lastDate.slice(8, 10)),
       amount,
-      termDays: g.terms.length > 0 ? Math.max(0, Math.round(median(g.terms.slice(-12)))) : 0,
+      termDays: billTerm(g.paidLags, g.terms),
       days,
     });
   }

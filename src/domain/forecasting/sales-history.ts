@@ -1,6 +1,6 @@
 import { baseCents } from "./cents.ts";
 import { dayNumber } from "./dates.ts";
-import type { SalesHistoryEntry } from "./types.ts";
+import type { RecurringHistoryEntry, SalesHistoryEntry } from "./types.ts";
 
 /**
  * The sales history's dates and amounts, parsed once per history. Every fitting step of a model
@@ -61,4 +61,21 @@ export function salesCents(
   );
   byBase.set(baseCurrency, cents);
   return cents;
+}
+
+/**
+ * A bill of the recurring history in the sales history's shape, so the payment models fitted on
+ * invoices (collection, collection curves) fit how the business pays its bills too.
+ */
+export function billAsSalesEntry(e: RecurringHistoryEntry): SalesHistoryEntry {
+  return {
+    contactId: e.contactId ?? "",
+    issueDate: e.date,
+    total: e.amount,
+    currency: e.currency,
+    currencyRate: e.currencyRate,
+    dueDate: e.dueDate,
+    paidDate: e.paidDate ?? null,
+    accountId: e.accountId,
+  };
 }

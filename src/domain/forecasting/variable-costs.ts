@@ -2,7 +2,7 @@ import { type AccountOrder, mostUsedAccount } from "./account-choice.ts";
 import { baseCents, type Cents } from "./cents.ts";
 import { type CollectionCurve, fitCollectionCurves } from "./collection-curve.ts";
 import { dateOf, dayNumber } from "./dates.ts";
-import { salesCents, salesDays } from "./sales-history.ts";
+import { billAsSalesEntry, salesCents, salesDays } from "./sales-history.ts";
 import type { RecurringHistoryEntry, SalesHistoryEntry } from "./types.ts";
 
 /**
@@ -65,16 +65,7 @@ export function fitVariableCosts(input: {
     const cents = baseCents(e.amount, e.currency, input.baseCurrency, e.currencyRate);
     if (cents <= 0) continue;
     billsTotal += cents;
-    bills.push({
-      contactId: e.contactId ?? "",
-      issueDate: e.date,
-      total: e.amount,
-      currency: e.currency,
-      currencyRate: e.currencyRate,
-      dueDate: e.dueDate,
-      paidDate: e.paidDate ?? null,
-      accountId: e.accountId,
-    });
+    bills.push(billAsSalesEntry(e));
   }
   const days = salesDays(input.salesHistory);
   const totals = salesCents(input.salesHistory, input.baseCurrency);
