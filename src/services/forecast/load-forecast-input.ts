@@ -76,8 +76,6 @@ export async function loadBooks(
 ): Promise<Books> {
   const orgId = org.id;
   const tz = org.timezone;
-  const { byCode, infos } = await loadAccounts(db, orgId);
-  const account = (code: string | null) => (code ? (byCode.get(code) ?? null) : null);
   const cutoff = input.cutoff;
   const since = cutoff === null ? null : addDays(cutoff, -HISTORY_DAYS);
   // The local date of the last change, compared in SQL with the cutoff.
@@ -90,6 +88,74 @@ export async function loadBooks(
       ? sql`true`
       : sql`(ledger_status IN ('AUTHORISED', 'SUBMITTED') OR issue_date IS NULL
              OR issue_date >= ${since}::date OR ${changedAfter})`;
+
+  // The queries below depend on nothing read here: issued together, PostgreSQL runs the small
+  // ones (on other pooled connections) while this process decodes the documents (a transaction or
+  // PGlite runs them one after another, as before).
+  const accountsRead = loadAccounts(db, orgId);
+  const docsRead = db.execute(sql`
+      SELECT id, external_id AS "externalId", source, ledger_status AS status,
+             invoice_number AS number, contact_external_id AS "contactId",
+             contact_name AS "contactName", category,
+             issue_date::text AS "issueDate", due_date::text AS "dueDate",
+             expected_date::text AS "expectedDate", amount::text AS total,
+             amount_due::text AS "amountDue", currency, currency_rate::text AS "currencyRate",
+             actual_date::text AS "paidDate",
+             ${localDayOf(sql`ledger_updated_at`, tz)} AS "updatedOn"
+      FROM cash_items
+      WHERE org_id = ${orgId} AND source IN ('LEDGER_INVOICE', 'LEDGER_BILL') AND ${docFilter}
+      ORDER BY ${LEDGER_ORDER}`);
+  const ordersRead = readPurchaseOrders(db, org);
+  const manualRead = db.execute(sql`
+      SELECT id, source, amount::text AS amount, currency, currency_rate::text AS "currencyRate",
+             expected_date::text AS "expectedDate", due_date::text AS "dueDate",
+             issue_date::text AS "issueDate", contact_external_id AS "contactId", category,
+             probability::text AS probability,
+             ${localDayOf(sql`last_synced_at`, tz)} AS "enteredOn"
+      FROM cash_items
+      WHERE org_id = ${orgId} AND source IN ('MANUAL', 'PIPELINE') AND status = 'FORECAST'
+      ORDER BY id COLLATE "C"`);
+  const included = input.includedBankAccounts;
+  const bankRead =
+    included.length === 0
+      ? null
+      : db.execute(sql`
+            SELECT type, contact_external_id AS "contactId", contact_name AS "contactName",
+                   account_code AS category, date::text AS date, total::text AS amount, currency
+            FROM bank_transactions
+            WHERE org_id = ${orgId} AND status = 'AUTHORISED' AND type IN ('SPEND', 'RECEIVE')
+              AND bank_account_external_id IN (${sql.join(
+                included.map((e) => sql`${e}`),
+                sql`, `,
+              )})
+              ${since === null ? sql`` : sql`AND date >= ${since}::date`}
+            ORDER BY id COLLATE "C"`);
+  const customersRead = db.execute(sql`
+      SELECT external_id AS "contactId", name, (contact_status = 'ACTIVE') AS active,
+             ${localDayOf(sql`ledger_updated_at`, tz)} AS "updatedOn"
+      FROM contacts WHERE org_id = ${orgId} AND is_customer
+      ORDER BY external_id COLLATE "C"`);
+  // Accounts the owner took out of burn (Settings → Account categories): read as they are now.
+  const excludedRead = accountsExcludedFromBurn(db, orgId);
+  // Awaited together: a query that fails leaves none of the others unobserved.
+  const [
+    { byCode, infos },
+    docResult,
+    orderRows,
+    manualResult,
+    bankResult,
+    customerResult,
+    excludedFromBurn,
+  ] = await Promise.all([
+    accountsRead,
+    docsRead,
+    ordersRead,
+    manualRead,
+    bankRead,
+    customersRead,
+    excludedRead,
+  ]);
+  const account = (code: string | null) => (code ? (byCode.get(code) ?? null) : null);
 
   const docRows = rows<{
     id: string;
@@ -109,20 +175,7 @@ export async function loadBooks(
     currencyRate: string | null;
     paidDate: string | null;
     updatedOn: string | null;
-  }>(
-    await db.execute(sql`
-      SELECT id, external_id AS "externalId", source, ledger_status AS status,
-             invoice_number AS number, contact_external_id AS "contactId",
-             contact_name AS "contactName", category,
-             issue_date::text AS "issueDate", due_date::text AS "dueDate",
-             expected_date::text AS "expectedDate", amount::text AS total,
-             amount_due::text AS "amountDue", currency, currency_rate::text AS "currencyRate",
-             actual_date::text AS "paidDate",
-             ${localDayOf(sql`ledger_updated_at`, tz)} AS "updatedOn"
-      FROM cash_items
-      WHERE org_id = ${orgId} AND source IN ('LEDGER_INVOICE', 'LEDGER_BILL') AND ${docFilter}
-      ORDER BY ${LEDGER_ORDER}`),
-  );
+  }>(docResult);
   const paid = new Map<string, { date: string; amount: string }[]>();
   const credited = new Map<string, { date: string; amount: string }[]>();
   const rebuilt = docRows.filter((d) => {
@@ -188,7 +241,7 @@ export async function loadBooks(
     credits: (d.externalId && credited.get(d.externalId)) || [],
   }));
 
-  const purchaseOrders = await loadPurchaseOrders(db, org, documents, docRows, account);
+  const purchaseOrders = matchPurchaseOrders(orderRows, documents, docRows, account);
 
   const manualItems: BookManualItem[] = rows<{
     id: string;
@@ -203,25 +256,14 @@ export async function loadBooks(
     category: string | null;
     probability: string | null;
     enteredOn: string;
-  }>(
-    await db.execute(sql`
-      SELECT id, source, amount::text AS amount, currency, currency_rate::text AS "currencyRate",
-             expected_date::text AS "expectedDate", due_date::text AS "dueDate",
-             issue_date::text AS "issueDate", contact_external_id AS "contactId", category,
-             probability::text AS probability,
-             ${localDayOf(sql`last_synced_at`, tz)} AS "enteredOn"
-      FROM cash_items
-      WHERE org_id = ${orgId} AND source IN ('MANUAL', 'PIPELINE') AND status = 'FORECAST'
-      ORDER BY id COLLATE "C"`),
-  ).map(({ category, ...m }) => ({
+  }>(manualResult).map(({ category, ...m }) => ({
     ...m,
     ledgerStatus: null,
     accountId: account(category),
   }));
 
-  const included = input.includedBankAccounts;
   const bankLines: RecurringHistoryEntry[] =
-    included.length === 0
+    bankResult === null
       ? []
       : rows<{
           type: string;
@@ -231,19 +273,7 @@ export async function loadBooks(
           date: string;
           amount: string;
           currency: string;
-        }>(
-          await db.execute(sql`
-            SELECT type, contact_external_id AS "contactId", contact_name AS "contactName",
-                   account_code AS category, date::text AS date, total::text AS amount, currency
-            FROM bank_transactions
-            WHERE org_id = ${orgId} AND status = 'AUTHORISED' AND type IN ('SPEND', 'RECEIVE')
-              AND bank_account_external_id IN (${sql.join(
-                included.map((e) => sql`${e}`),
-                sql`, `,
-              )})
-              ${since === null ? sql`` : sql`AND date >= ${since}::date`}
-            ORDER BY id COLLATE "C"`),
-        ).map((t) => ({
+        }>(bankResult).map((t) => ({
           kind: t.type === "RECEIVE" ? "receive" : "spend",
           contactId: t.contactId,
           contactName: t.contactName,
@@ -260,19 +290,12 @@ export async function loadBooks(
     name: string;
     active: boolean;
     updatedOn: string | null;
-  }>(
-    await db.execute(sql`
-      SELECT external_id AS "contactId", name, (contact_status = 'ACTIVE') AS active,
-             ${localDayOf(sql`ledger_updated_at`, tz)} AS "updatedOn"
-      FROM contacts WHERE org_id = ${orgId} AND is_customer
-      ORDER BY external_id COLLATE "C"`),
-  );
+  }>(customerResult);
 
   return {
     timezone: tz,
     baseCurrency: org.baseCurrency,
-    // Accounts the owner took out of burn (Settings → Account categories): read as they are now.
-    excludedFromBurn: await accountsExcludedFromBurn(db, orgId),
+    excludedFromBurn,
     documents,
     purchaseOrders,
     manualItems,
@@ -288,35 +311,27 @@ interface SupplierBills {
   byNumber: Map<string, SupplierBills["all"]>;
 }
 
-/**
- * Purchase orders with the day their bill became known. The bill is found as the bill matcher
- * (services/sync/suppress-purchase-orders.ts) matched it: same supplier and the order's number
- * or reference as the bill's number, else the same total dated 7 days before to 60 after.
- */
-async function loadPurchaseOrders(
-  db: DbOrTx,
-  org: ForecastOrg,
-  documents: readonly BookDocument[],
-  /** The rows `documents` were made from, in the same order (for their numbers). */
-  docRows: readonly { number: string | null }[],
-  account: (code: string | null) => string | null,
-): Promise<BookPurchaseOrder[]> {
-  const list = rows<{
-    id: string;
-    status: string;
-    number: string | null;
-    reference: string | null;
-    total: string;
-    currency: string;
-    currencyRate: string | null;
-    issueDate: string | null;
-    deliveryDate: string | null;
-    expectedArrivalDate: string | null;
-    contactId: string | null;
-    suppressedReason: string | null;
-    updatedOn: string | null;
-    accountCode: string | null;
-  }>(
+/** A purchase order as read for the forecast (before its bill is matched). */
+interface PurchaseOrderRow {
+  id: string;
+  status: string;
+  number: string | null;
+  reference: string | null;
+  total: string;
+  currency: string;
+  currencyRate: string | null;
+  issueDate: string | null;
+  deliveryDate: string | null;
+  expectedArrivalDate: string | null;
+  contactId: string | null;
+  suppressedReason: string | null;
+  updatedOn: string | null;
+  accountCode: string | null;
+}
+
+/** The open and billed purchase orders, with the account of their largest line. */
+async function readPurchaseOrders(db: DbOrTx, org: ForecastOrg): Promise<PurchaseOrderRow[]> {
+  return rows<PurchaseOrderRow>(
     await db.execute(sql`
       SELECT po.id, po.status, po.purchase_order_number AS number, po.reference,
              po.total::text AS total, po.currency, po.currency_rate::text AS "currencyRate",
@@ -331,6 +346,20 @@ async function loadPurchaseOrders(
       WHERE po.org_id = ${org.id} AND po.status IN ('AUTHORISED', 'SUBMITTED', 'BILLED')
       ORDER BY po.id COLLATE "C"`),
   );
+}
+
+/**
+ * Purchase orders with the day their bill became known. The bill is found as the bill matcher
+ * (services/sync/suppress-purchase-orders.ts) matched it: same supplier and the order's number
+ * or reference as the bill's number, else the same total dated 7 days before to 60 after.
+ */
+function matchPurchaseOrders(
+  list: readonly PurchaseOrderRow[],
+  documents: readonly BookDocument[],
+  /** The rows `documents` were made from, in the same order (for their numbers). */
+  docRows: readonly { number: string | null }[],
+  account: (code: string | null) => string | null,
+): BookPurchaseOrder[] {
   if (list.length === 0) return [];
   // Each supplier's bills, in the order of their ids (ties below go to the first), and the same
   // bills by number: an organisation has thousands of billed orders per supplier, each looked
