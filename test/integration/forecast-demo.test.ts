@@ -144,14 +144,14 @@ describe(`the demo organisation's cash and forecast (${testDriver})`, () => {
       const base = Number(r.scores.BASE[h - 1]?.mae);
       expect(base, `horizon ${h}`).toBeLessThan(Number(r.scores.flat[h - 1]?.mae));
       // The issue's target at 1 and 4 weeks: at least 30% below the better baseline (the demo
-      // scores −40% and −62%). At 13 weeks the 40 scored weeks overlap (about three independent
-      // quarters): BASE, unbiased, is within 15% of the due-date baseline there (+10%;
-      // docs/forecast.md, "Accuracy").
+      // scores −40% and −61%). At 13 weeks the 40 scored weeks overlap (about three independent
+      // quarters): BASE beats both baselines there but not yet by 30% (−15% against the
+      // due-date baseline; docs/forecast.md, "Accuracy over the family").
       const better = Math.min(
         Number(r.scores.flat[h - 1]?.mae),
         Number(r.scores.due_dates[h - 1]?.mae),
       );
-      expect(base, `horizon ${h}`).toBeLessThan(h === 13 ? 1.15 * better : 0.7 * better);
+      expect(base, `horizon ${h}`).toBeLessThan(h === 13 ? better : 0.7 * better);
       expect(Math.abs(Number(r.scores.BASE[h - 1]?.bias)), `bias ${h}`).toBeLessThan(base / 2);
     }
     const stored = await latestBacktest(db, orgId);
