@@ -76,6 +76,16 @@ const BILLS = [
   ...[150, 120, 90, 60, 30].map((d) => bill("RENT", d, "3000", 0, "acc_rent")),
 ];
 
+/** The fit as at TODAY of `bills` against `sales`; the RENT stream's bills are recurring. */
+const fitOn = (bills: RecurringHistoryEntry[] = BILLS, sales: SalesHistoryEntry[] = SALES) =>
+  fitVariableCosts({
+    today: TODAY,
+    baseCurrency: "AUD",
+    salesHistory: sales,
+    recurringHistory: bills,
+    excludedSuppliers: new Set(["RENT"]),
+  });
+
 const input = (purchaseOrders: OpenPurchaseOrder[] = []): ForecastInput => ({
   now: NOW,
   timezone: "Australia/Sydney",
@@ -106,13 +116,7 @@ const order = (id: string, total: string): OpenPurchaseOrder => ({
 
 describe("variable costs: bills as the share of sales they have been", () => {
   it("learns the share from the last year's bills outside recurring streams", () => {
-    const fit = fitVariableCosts({
-      today: TODAY,
-      baseCurrency: "AUD",
-      salesHistory: SALES,
-      recurringHistory: BILLS,
-      excludedSuppliers: new Set(["RENT"]),
-    });
+    const fit = fitOn();
     expect(fit).toMatchObject({
       ratio: 0.25,
       billsTotal: 227_500,
@@ -128,14 +132,6 @@ describe("variable costs: bills as the share of sales they have been", () => {
   });
 
   it("needs six bills and some sales", () => {
-    const fitOn = (bills: RecurringHistoryEntry[], sales: SalesHistoryEntry[]) =>
-      fitVariableCosts({
-        today: TODAY,
-        baseCurrency: "AUD",
-        salesHistory: sales,
-        recurringHistory: bills,
-        excludedSuppliers: new Set(),
-      });
     expect(fitOn(BILLS.slice(0, 5), SALES)).toBeNull();
     expect(fitOn(BILLS.slice(0, 6), [])).toBeNull();
     expect(fitOn(BILLS.slice(0, 6), SALES)?.ratio).toBe(0.25);
@@ -144,29 +140,17 @@ describe("variable costs: bills as the share of sales they have been", () => {
   it("learns when bills are paid from the bills themselves", () => {
     // Half the amount paid 10 days after issue, half 30 days after; an open bill 5 days old
     // judges only days 0 to 5.
-    const fit = fitVariableCosts({
-      today: TODAY,
-      baseCurrency: "AUD",
-      salesHistory: SALES,
-      recurringHistory: [
-        ...[100, 110, 120].map((d) => bill("A", d, "100", 10)),
-        ...[130, 140, 150].map((d) => bill("B", d, "100", 30)),
-        bill("C", 5, "100", null),
-      ],
-      excludedSuppliers: new Set(),
-    });
+    const fit = fitOn([
+      ...[100, 110, 120].map((d) => bill("A", d, "100", 10)),
+      ...[130, 140, 150].map((d) => bill("B", d, "100", 30)),
+      bill("C", 5, "100", null),
+    ]);
     const c = fit?.payment.cumulative;
     expect([c?.[9], c?.[10], c?.[29], c?.[30]]).toEqual([0, 0.5, 0.5, 1]);
   });
 
   it("open purchase orders stand for the first coming bills", () => {
-    const fit = fitVariableCosts({
-      today: TODAY,
-      baseCurrency: "AUD",
-      salesHistory: SALES,
-      recurringHistory: BILLS,
-      excludedSuppliers: new Set(["RENT"]),
-    });
+    const fit = fitOn();
     if (!fit) throw new Error("no fit");
     // 25% of 100.00 a day is 25.00 a day; 60.00 already ordered takes the first 2.4 days.
     const byDay = variableBillsByDay(fit, [0, 10_000, 10_000, 10_000, 10_000], 6_000);
