@@ -20,9 +20,8 @@
  * variables of bench/family.ts (as `npm run bench:forecast`).
  */
 import { openPglite } from "../src/db/client.ts";
-import { backtestOrigins, dailyCash, inputAtOrigin } from "../src/domain/forecasting/backtest.ts";
+import { backtestOrigins, baseAtOrigin, dailyCash } from "../src/domain/forecasting/backtest.ts";
 import { baseCents, toCents } from "../src/domain/forecasting/cents.ts";
-import { buildForecastModel, computeForecast } from "../src/domain/forecasting/compute-forecast.ts";
 import { addDays, dayNumber } from "../src/domain/forecasting/dates.ts";
 import { loadBacktestData } from "../src/services/forecast/backtest.ts";
 import { FAMILY_NOW, FAMILY_ORIGINS, familyRuns, seedFamilyRun } from "./family.ts";
@@ -58,12 +57,7 @@ try {
       const end = o + 7 * 13 - 1;
       if (end >= dayNumber(data.today)) continue;
       const start = cash.get(origin) ?? 0;
-      const input = inputAtOrigin(data, origin, start);
-      const model = buildForecastModel(input);
-      const r = computeForecast(
-        { ...input, scenario: { id: "BASE", name: "Base", kind: "BASE", assumptions: {} } },
-        model,
-      );
+      const { model, result: r } = baseAtOrigin(data, origin, start);
       const fitted = new Set(model.customers.map((c) => c.contactId));
       const zero = () => Object.fromEntries(PARTS.map((p) => [p, 0])) as Record<Part, number>;
       const f = zero();

@@ -40,12 +40,11 @@ import { openPglite } from "../src/db/client.ts";
 import {
   type BacktestData,
   backtestOrigins,
+  baseAtOrigin,
   dailyCash,
-  inputAtOrigin,
 } from "../src/domain/forecasting/backtest.ts";
 import { type Books, documentAsOf, purchaseOrderAsOf } from "../src/domain/forecasting/books.ts";
 import { baseCents, type Cents, toCents } from "../src/domain/forecasting/cents.ts";
-import { buildForecastModel, computeForecast } from "../src/domain/forecasting/compute-forecast.ts";
 import { dateOf, dayNumber } from "../src/domain/forecasting/dates.ts";
 import type { RecurringStream } from "../src/domain/forecasting/recurring.ts";
 import type { ForecastResult, RecurringHistoryEntry } from "../src/domain/forecasting/types.ts";
@@ -258,12 +257,7 @@ function componentSeries(data: BacktestData, originCount: number): Series {
   ) as Series;
   for (const origin of origins) {
     const start = cash.get(origin) ?? 0;
-    const input = inputAtOrigin(data, origin, start);
-    const model = buildForecastModel(input);
-    const result = computeForecast(
-      { ...input, scenario: { id: "BASE", name: "Base", kind: "BASE", assumptions: {} } },
-      model,
-    );
+    const { model, result } = baseAtOrigin(data, origin, start);
     const movement = HORIZONS.map((h) => {
       const end = cash.get(dateOf(dayNumber(origin) + 7 * h - 1));
       return end === undefined ? 0 : end - start;

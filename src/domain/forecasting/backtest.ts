@@ -1,7 +1,12 @@
 import { localDate } from "../timezones.ts";
 import { type Books, booksAsOf } from "./books.ts";
 import { type Cents, centsToDecimal, toCents } from "./cents.ts";
-import { buildForecastModel, computeForecast, WEEKS } from "./compute-forecast.ts";
+import {
+  buildForecastModel,
+  computeForecast,
+  type ForecastModel,
+  WEEKS,
+} from "./compute-forecast.ts";
 import { addDays, dateOf, dayNumber, mondayOnOrBefore } from "./dates.ts";
 import { IntervalCalibration } from "./intervals.ts";
 import type { ForecastInput, ForecastResult } from "./types.ts";
@@ -112,17 +117,31 @@ export function inputAtOrigin(
   );
 }
 
+/**
+ * The served BASE forecast as it would have been computed at `origin`, with the input and the
+ * model it was computed from (the baselines and the benches' breakdowns read them).
+ */
+export function baseAtOrigin(
+  data: BacktestData,
+  origin: string,
+  cashThen: Cents,
+): { input: Omit<ForecastInput, "scenario">; model: ForecastModel; result: ForecastResult } {
+  const input = inputAtOrigin(data, origin, cashThen);
+  const model = buildForecastModel(input);
+  const result = computeForecast(
+    { ...input, scenario: { id: "BASE", name: "Base", kind: "BASE", assumptions: {} } },
+    model,
+  );
+  return { input, model, result };
+}
+
 /** The served BASE forecast as it would have been computed at `origin`. */
 export function forecastAtOrigin(
   data: BacktestData,
   origin: string,
   cashThen: Cents,
 ): ForecastResult {
-  const input = inputAtOrigin(data, origin, cashThen);
-  return computeForecast({
-    ...input,
-    scenario: { id: "BASE", name: "Base", kind: "BASE", assumptions: {} },
-  });
+  return baseAtOrigin(data, origin, cashThen).result;
 }
 
 /** The Mondays of the `count` weeks before the one holding `today`, oldest first. */
@@ -157,12 +176,7 @@ export function runBacktest(data: BacktestData, opts: { origins: number }): Back
   };
   for (const origin of origins) {
     const start = cash.get(origin) ?? 0;
-    const input = inputAtOrigin(data, origin, start);
-    const model = buildForecastModel(input);
-    const base = computeForecast(
-      { ...input, scenario: { id: "BASE", name: "Base", kind: "BASE", assumptions: {} } },
-      model,
-    );
+    const { input, result: base } = baseAtOrigin(data, origin, start);
     const due = computeForecast({
       ...input,
       salesHistory: [],
