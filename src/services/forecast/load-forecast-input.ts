@@ -6,14 +6,12 @@ import {
   type BookManualItem,
   type BookPurchaseOrder,
   type Books,
-  booksAsOf,
   HISTORY_DAYS,
 } from "../../domain/forecasting/books.ts";
 import { addDays } from "../../domain/forecasting/dates.ts";
-import type { ForecastInput, RecurringHistoryEntry } from "../../domain/forecasting/types.ts";
+import type { RecurringHistoryEntry } from "../../domain/forecasting/types.ts";
 import { money } from "../../domain/money.ts";
-import { localDate } from "../../domain/timezones.ts";
-import { computeStartingCash, type StartingCash } from "../cash-position/starting-cash.ts";
+import { computeStartingCash } from "../cash-position/starting-cash.ts";
 import { accountsExcludedFromBurn } from "../categories/categories.ts";
 
 /** The organisation fields the forecast needs. */
@@ -532,20 +530,4 @@ function matchPurchaseOrders(
 export async function loadCash(db: DbOrTx, org: ForecastOrg, now: Date) {
   const cash = await computeStartingCash(db, org, now);
   return { cash, included: cash.accounts.filter((a) => a.included).map((a) => a.externalId) };
-}
-
-/**
- * Everything the engine reads for one organisation: the books as of today (the same model the
- * backtest replays at each past origin) and the starting cash. The scenario is filled in by the
- * caller.
- */
-export async function loadForecastInput(
-  db: DbOrTx,
-  org: ForecastOrg,
-  now: Date,
-): Promise<{ input: Omit<ForecastInput, "scenario">; cash: StartingCash }> {
-  const today = localDate(now, org.timezone);
-  const { cash, included } = await loadCash(db, org, now);
-  const books = await loadBooks(db, org, { cutoff: today, includedBankAccounts: included });
-  return { input: booksAsOf(books, today, cash.effectiveStartingCash, now), cash };
 }
