@@ -13,6 +13,7 @@ import { loadCash, readBookRows } from "../../src/services/forecast/load-forecas
 import { addManualItem, removeManualItem } from "../../src/services/forecast/manual-items.ts";
 import { recomputeForecasts } from "../../src/services/forecast/recompute-forecasts.ts";
 import { readSnapshots } from "../../src/services/forecast/snapshot-detail.ts";
+import { importLedgerFolder } from "../../src/services/sync/import-ledger.ts";
 import { getTestDatabase, testDriver } from "../helpers/test-db.ts";
 
 const NOW = new Date("2026-11-22T01:00:00Z"); // Sunday 22 November, Sydney
@@ -32,14 +33,16 @@ describe(`forecast books kept per data epoch (${testDriver})`, () => {
   let db: Db;
   let orgId: string;
   let org: { id: string; baseCurrency: string; timezone: string };
+  let folder: string;
 
   beforeAll(async () => {
     db = (await getTestDatabase()).db;
+    folder = mkdtempSync(join(tmpdir(), "kept-books-"));
     const seeded = await seedDemo(db, {
       seed: "kept-books",
       now: NOW,
       invoices: 400,
-      folder: mkdtempSync(join(tmpdir(), "kept-books-")),
+      folder,
       name: `Kept books ${Math.random()}`,
     });
     orgId = seeded.orgId;
@@ -81,6 +84,16 @@ describe(`forecast books kept per data epoch (${testDriver})`, () => {
     expect(nextDay.forecast).toEqual(nextDayFull.forecast);
     // The next day's forecast is not the first one again (week 1 moved on).
     expect(nextDay.forecast).not.toEqual(cold.forecast);
+  });
+
+  it("keeps the epoch, and so the model, through an import that changed nothing", async () => {
+    await served(NOW);
+    const epoch = await readOrgDataEpoch(db, orgId);
+    // The import recomputes the forecasts itself (after-import.ts), from the kept model.
+    await importLedgerFolder(db, { orgId, folder, now: LATER });
+    expect(await readOrgDataEpoch(db, orgId)).toBe(epoch);
+    const again = await served(LATER);
+    expect(again.reuse).toBe("model");
   });
 
   /** Writes the forecast reads, each by the writer that makes it (SQL: a sync or another instance). */
