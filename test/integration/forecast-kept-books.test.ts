@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Db } from "../../src/db/client.ts";
+import { type Db, openPostgres } from "../../src/db/client.ts";
 import { readOrgDataEpoch } from "../../src/db/queries/data-epochs.ts";
 import { setCashOverride } from "../../src/services/cash-position/set-cash-override.ts";
 import { setAccountCategory } from "../../src/services/categories/categories.ts";
@@ -199,6 +199,25 @@ describe(`forecast books kept per data epoch (${testDriver})`, () => {
     // Each of these writes changes the forecast: a kept model reused after it would be stale.
     expect(after.forecast).not.toEqual(before.forecast);
     expect(after.reuse).toBe(name.includes("afresh") ? "model" : "none");
+  });
+
+  it("reads again after a write through another instance's own connections", async () => {
+    // Another instance: its own pool on PostgreSQL (PGlite has one connection: the same client).
+    const url = process.env.DATABASE_URL;
+    const other = url ? openPostgres(url, 2) : null;
+    try {
+      const before = await served(NOW);
+      await (other?.db ?? db).execute(sql`
+        UPDATE cash_items SET amount_due = amount_due - 7, ledger_updated_at = ${NOW}
+        WHERE id = (SELECT id FROM cash_items WHERE org_id = ${orgId} AND source = 'LEDGER_BILL'
+                      AND ledger_status = 'AUTHORISED' AND amount_due > 7 ORDER BY id LIMIT 1)`);
+      const after = await served(NOW);
+      expect(after.reuse).toBe("none");
+      expect(after.forecast).not.toEqual(before.forecast);
+      expect(after.forecast).toEqual((await full(NOW)).forecast);
+    } finally {
+      await other?.close();
+    }
   });
 
   it("moves the data epoch on every write to every table the forecast's kept books are read from", async () => {
