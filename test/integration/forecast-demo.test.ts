@@ -176,12 +176,16 @@ describe(`the demo organisation's cash and forecast (${testDriver})`, () => {
       status: "calibrated",
       calibratedOn: "2026-11-22",
     });
+    // Each band is centred on the forecast closing. Each horizon's level adapts to its own hits
+    // and misses, so on a given day a 13-week band can be narrower than the 1-week one (the
+    // demo's is today, after its 1-week band widened on recent misses: 2 of 665 origins over
+    // three seeds' family backtests, 4 without provisional feedback); the spread it scales does
+    // grow with the horizon.
     for (const w of after.body.weeks) {
-      expect(Number(w.closingLow)).toBeLessThanOrEqual(Number(w.closingHigh));
+      const low = Number(w.closingLow);
+      const high = Number(w.closingHigh);
+      expect(low).toBeLessThan(high);
+      expect(Number(w.closing) - low).toBeCloseTo(high - Number(w.closing), 2);
     }
-    // Later horizons are less certain.
-    const width = (i: number) =>
-      Number(after.body.weeks[i]?.closingHigh) - Number(after.body.weeks[i]?.closingLow);
-    expect(width(12)).toBeGreaterThan(width(0));
   }, 60_000);
 });

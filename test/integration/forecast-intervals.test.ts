@@ -14,17 +14,17 @@ const NOW = new Date("2026-11-22T01:00:00Z");
 /*
  * Interval coverage on seeded family businesses, as `npm run bench:forecast` computes it: each
  * week's actual closing cash against the 80% band built at its origin from the errors known then
- * (52 origins: 45 weeks judged at 1 week ahead down to 22 at 13). The steady roaster and the lumpy
- * project business (the method before covered the roaster's 1–4-week weeks 92–95% and the
- * project's 13-week weeks 36%). At 22 weeks judged one week is 4.5 points and a calibrated band
- * lands outside 70–90% about a third of the time by chance, so each horizon is held to 70–90% with
- * one week of slack, and the mean over the 13 horizons to 75–85%. Each business costs a seed and a
- * backtest (10–15 s on PGlite). Every business's figures, misses included (the agency at 13 weeks,
- * the wholesaler at 11–13, the seasonal retailer over-covered at 11–13), are in docs/forecast.md,
- * "Prediction intervals".
+ * (52 origins: 45 weeks judged at 1 week ahead down to 22 at 13). The lumpy project business and
+ * the two whose long-horizon error drifts one way (the growing agency and the wholesaler: the
+ * adaptation without provisional feedback covered their 12–13-week weeks 58–67%). At 22 weeks
+ * judged one week is 4.5 points and a calibrated band lands outside 70–90% about a third of the
+ * time by chance, so each horizon is held to 70–90% with one week of slack, and the mean over the
+ * 13 horizons to 75–85%. Each business costs a seed and a backtest (5–15 s on PGlite). Every
+ * business's figures, misses included (the roaster and the seasonal retailer over-covered at
+ * 11–13 weeks), are in docs/forecast.md, "Prediction intervals".
  */
 describe(`prediction intervals on seeded family businesses (${testDriver})`, () => {
-  for (const business of ["roaster", "project"] satisfies Business[])
+  for (const business of ["project", "agency", "wholesaler"] satisfies Business[])
     it(`covers about 80% of the ${business}'s weeks at every horizon 1–13`, async () => {
       const { db } = await getTestDatabase();
       const seeded = await seedDemo(db, {

@@ -184,6 +184,19 @@ describe(`runway, the agent CLI (${testDriver})`, () => {
     expect(revenue.stdout).toMatch(/Top customer\s+Count\s+Amount\n-+/);
     const forecast = await runway(["forecast", "--weeks", "4"], env);
     expect(forecast.stdout.match(/^\d{4}-\d{2}-\d{2} /gm)).toHaveLength(4);
+    // --variance and --variance-horizon reach the API; the track record follows the weeks.
+    const record = await runway(
+      ["forecast", "--variance", "--variance-horizon", "1", "--json"],
+      env,
+    );
+    expect(record.code, record.stderr).toBe(EXIT.ok);
+    const direct = await getJson(
+      w.t.app,
+      "/api/agent/forecast?variance=true&varianceHorizon=1",
+      env.CASHRUNWAY_TOKEN,
+    );
+    expect(JSON.parse(record.stdout).variance).toEqual(direct.body.variance);
+    expect((await runway(["forecast", "--variance"], env)).stdout).toMatch(/\n\nTrack record/);
     const invoices = await runway(["invoices", "list", "--limit", "3"], env);
     // A page can be shorter than --limit: rows of the sensitive contact are withheld.
     expect(invoices.stdout).toMatch(/\n\d of \d+ invoices\.\nMore: --cursor \S+\n/);

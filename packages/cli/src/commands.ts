@@ -91,6 +91,51 @@ function footer(b: Body): string[] {
 
 const join = (...parts: (string | false | undefined)[]) => parts.filter(Boolean).join("\n\n");
 
+/** The forecast's prediction band as two columns (`80% low`, `80% high`). */
+function bandColumns(level: number): Column<Row>[] {
+  const pct = Number.isFinite(level) ? `${Math.round(level * 100)}% ` : "";
+  return [
+    { heading: `${pct}low`, cell: (r) => r.closingLow, numeric: true },
+    { heading: `${pct}high`, cell: (r) => r.closingHigh, numeric: true },
+  ];
+}
+
+/**
+ * `forecast --variance`: the BASE forecast's track record as the API gives it: each completed
+ * week's actual closing cash against every kept forecast of it (one row per horizon), then the
+ * error by horizon.
+ */
+function trackRecord(v: Row): string {
+  const scored = rows(v.weeks).flatMap((w) =>
+    rows(w.forecasts).map(
+      (f): Row => ({ ...f, weekStart: w.weekStart, actual: obj(w.actual).closing }),
+    ),
+  );
+  if (scored.length === 0)
+    return `Track record: no completed week has a kept forecast yet (as of ${String(v.asOfDate)}).`;
+  return join(
+    `Track record (as of ${String(v.asOfDate)}; forecasts kept since ${String(v.keptSince)}):`,
+    table(scored, [
+      { heading: "Week", cell: (r) => r.weekStart },
+      { heading: "Ahead", cell: (r) => `${String(r.horizon)} w`, numeric: true },
+      { heading: "Made on", cell: (r) => r.madeOn },
+      { heading: "Forecast", cell: (r) => r.closing, numeric: true },
+      { heading: "Actual", cell: (r) => r.actual, numeric: true },
+      { heading: "Error", cell: (r) => r.closingError, numeric: true },
+      {
+        heading: "In band",
+        cell: (r) => (r.withinBand === undefined ? "" : r.withinBand ? "yes" : "no"),
+      },
+    ]),
+    table(rows(v.byHorizon), [
+      { heading: "Ahead", cell: (r) => `${String(r.horizon)} w`, numeric: true },
+      { heading: "Weeks", cell: (r) => r.weeks, numeric: true },
+      { heading: "Mean abs error", cell: (r) => r.meanAbsoluteError, numeric: true },
+      { heading: "Bias", cell: (r) => r.bias, numeric: true },
+    ]),
+  );
+}
+
 /** A list page: the table, then the count, totals and the next page's flag. */
 function listPage(b: Body, member: string, columns: Column<Row>[]): string {
   const page = rows(b[member]);
@@ -260,10 +305,24 @@ export const READ_COMMANDS: readonly ReadCommand[] = [
         help: "show the first N weeks (the table only; --json prints all)",
         local: true,
       },
+      {
+        flag: "variance",
+        type: "boolean",
+        param: "variance",
+        help: "add the track record: past weeks' forecasts against what happened",
+      },
+      {
+        flag: "variance-horizon",
+        type: "string",
+        param: "varianceHorizon",
+        help: "with --variance, only the forecast made N weeks ahead (1: the week's own)",
+      },
     ],
     render: (b, local) => {
       const weeks = rows(b.weeks);
       const n = Number(local.weeks ?? weeks.length);
+      const interval = obj(b.closingInterval);
+      const banded = weeks.some((w) => w.closingLow !== undefined);
       return join(
         fields([
           ["Scenario", b.scenarioName ?? b.scenarioId],
@@ -283,7 +342,10 @@ export const READ_COMMANDS: readonly ReadCommand[] = [
           { heading: "Inflow", cell: (r) => r.inflow, numeric: true },
           { heading: "Outflow", cell: (r) => r.outflow, numeric: true },
           { heading: "Closing", cell: (r) => r.closing, numeric: true },
+          ...(banded ? bandColumns(Number(interval.level)) : []),
         ]),
+        !banded && interval.status !== undefined && `No band yet: ${String(interval.status)}.`,
+        b.variance !== undefined && trackRecord(obj(b.variance)),
         footer(b).join("\n"),
       );
     },

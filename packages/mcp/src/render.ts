@@ -94,16 +94,48 @@ export function renderForecast(b: Body): string {
   const weeks = arr(b.weeks);
   const lowIndex = typeof b.minClosingCashWeekIndex === "number" ? b.minClosingCashWeekIndex : -1;
   const low = weeks[lowIndex];
+  const interval = obj(b.closingInterval);
+  const pct = typeof interval.level === "number" ? `${Math.round(interval.level * 100)}%` : "";
   return join([
     `13-week forecast (${str(b.scenarioName ?? b.scenarioId)}, computed ${str(b.computedAt)}): starting ${str(b.startingCash)}, ending ${str(b.endingCash)}, inflow ${str(b.totalInflow)}, outflow ${str(b.totalOutflow)}.`,
     low &&
       `Lowest closing cash ${str(b.minClosingCash)} in week ${lowIndex + 1} (${str(low.weekStart)} to ${str(low.weekEnd)}).`,
+    interval.status !== undefined &&
+      `Closing cash band: ${pct} prediction interval, ${str(interval.status)} (${str(interval.method)}).`,
     ...weeks.map(
       (w, i) =>
-        `W${i + 1} ${str(w.weekStart)}: in ${str(w.inflow)} out ${str(w.outflow)} close ${str(w.closing)}`,
+        `W${i + 1} ${str(w.weekStart)}: in ${str(w.inflow)} out ${str(w.outflow)} close ${str(w.closing)}${w.closingLow !== undefined ? ` (${pct} ${str(w.closingLow)} to ${str(w.closingHigh)})` : ""}`,
     ),
+    ...(b.variance !== undefined ? trackRecord(obj(b.variance)) : []),
     ...notes(b),
   ]);
+}
+
+/**
+ * The BASE forecast's track record (`variance=true`): the error by horizon, then each completed
+ * week's actual closing cash against its nearest kept forecast (the other horizons are in the
+ * structured content).
+ */
+function trackRecord(v: Body): string[] {
+  const weeks = arr(v.weeks);
+  if (weeks.length === 0)
+    return [`Track record: no completed week has a kept forecast yet (as of ${str(v.asOfDate)}).`];
+  return [
+    `Track record as of ${str(v.asOfDate)} (closing cash error = forecast − actual): ${arr(
+      v.byHorizon,
+    )
+      .map(
+        (h) =>
+          `${str(h.horizon)} w ahead: mean abs error ${str(h.meanAbsoluteError)}, bias ${str(h.bias)} over ${str(h.weeks)} weeks`,
+      )
+      .join("; ")}.`,
+    ...weeks.map((w) => {
+      const f = arr(w.forecasts)[0] ?? {};
+      const band =
+        f.withinBand === undefined ? "" : f.withinBand ? ", inside its band" : ", outside its band";
+      return `Week ${str(w.weekStart)}: actual close ${str(obj(w.actual).closing)}; forecast ${str(f.horizon)} w ahead ${str(f.closing)} (error ${str(f.closingError)}${band})`;
+    }),
+  ];
 }
 
 export function renderBankAccounts(b: Body): string {

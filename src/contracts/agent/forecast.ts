@@ -230,14 +230,16 @@ export const ForecastResponseSchema = withAlerts(
         level: z.number().openapi({ description: "Nominal coverage of the band.", example: 0.8 }),
         method: z
           .enum([
+            "adaptive conformal with provisional feedback on backtest residuals, spread pooled over horizons",
             "adaptive conformal on backtest residuals, spread pooled over horizons",
             "normalised split-conformal on backtest residuals, pooled over horizons",
             "split-conformal on backtest residuals per horizon",
           ])
           .openapi({
             description:
-              "How the band was built from the organisation's own backtest errors e (forecast − actual of the served BASE engine, per horizon h = 1–13). Current: adaptive conformal inference (Gibbs & Candès 2021). The errors' spread grows with the horizon as s·h^β, fitted on the root-mean-square error of every horizon with 6 or more errors (long horizons borrow from short ones, whose errors are fresher); every error known at the band's origin, at every horizon, is scored |e| ÷ its horizon's spread as fitted then and weighted 0.95 per week since it became known; the band of week h is closing ± q·s·h^β, q the weighted conformal quantile of the scores at level 1 − α_h, and α_h starts at 0.2 and moves by 0.1·(0.2 − miss) each time an earlier origin's week h ends, so each horizon's coverage tracks 80% when the errors drift. Chosen on the family backtest (52 origins, coverage judged at each origin with only the errors known then): 79 of 91 business × horizon cells inside 70–90% coverage on seed `family` against 67 for the method before (82 against 64 on the engine before variable costs; 224 against 156 over three seeds there) (docs/forecast.md, \"Prediction intervals\"). Older methods appear only on snapshots computed before they were replaced. The same errors band every scenario.",
-            example: "adaptive conformal on backtest residuals, spread pooled over horizons",
+              "How the band was built from the organisation's own backtest errors e (forecast − actual of the served BASE engine, per horizon h = 1–13). Current: adaptive conformal inference (Gibbs & Candès 2021) with provisional feedback. The errors' spread grows with the horizon as s·h^β, fitted on the root-mean-square error of every horizon with 6 or more errors (long horizons borrow from short ones, whose errors are fresher); every error known at the band's origin, at every horizon, is scored |e| ÷ its horizon's spread as fitted then and weighted 0.95 per week since it became known; the band of week h is closing ± q·s·h^β, q the weighted conformal quantile of the scores at level 1 − α_h, and α_h starts at 0.2 and moves by 0.1·(0.2 − miss) each time an earlier origin's week h ends, so each horizon's coverage tracks 80% when the errors drift. Provisional feedback: the weeks still running count too, for the band being built only: an earlier origin with k of its h weeks behind it has its k-week error carried to h weeks as a drift (× h ÷ k) and judged against its h-week band, so a trend the engine misses widens the 13-week band before a quarter has passed. Chosen on the family backtest over three seeds (52 origins, coverage judged at each origin with only the errors known then; docs/forecast.md, \"Prediction intervals\"). Older methods appear only on snapshots computed before they were replaced. The same errors band every scenario.",
+            example:
+              "adaptive conformal with provisional feedback on backtest residuals, spread pooled over horizons",
           }),
         status: z.enum(["calibrated", "partial", "insufficient_history"]).openapi({
           description:

@@ -138,6 +138,29 @@ describe("prediction intervals from backtest residuals", () => {
     expect(ACI_STEP).toBeGreaterThan(0);
   });
 
+  it("widens a long horizon's band while the running weeks of later origins drift", () => {
+    // Errors ±100·h until origin 30, then +400·h at every horizon (a trend the engine misses).
+    // Origin 30's 13-week error is known only at origin 43; its 1…12-week errors are known at
+    // origins 31…42, and carried to 13 weeks (× 13 ÷ k) each falls outside its ±1,300 band.
+    const t = exact(52, (h) => 100 * h);
+    for (const [h, errs] of Object.entries(t))
+      t[Number(h)] = errs.map((e, j) => (j < 30 ? e : ((400 * Number(h)) as Cents)));
+    const provisional = new IntervalCalibration(t);
+    const ended = new IntervalCalibration(t, { provisional: false });
+    // Before the drift both are the same band.
+    expect(provisional.bounds(13, 30)).toEqual({ lower: -1300, upper: 1300 });
+    expect(ended.bounds(13, 30)).toEqual({ lower: -1300, upper: 1300 });
+    // Six weeks into it the provisional misses have widened the band; weeks that ended have not.
+    const half = (c: IntervalCalibration, at: number) => c.bounds(13, at)?.upper ?? 0;
+    expect(half(provisional, 36)).toBeGreaterThan(3 * half(ended, 36));
+    expect(half(ended, 42)).toBeLessThan(1300);
+    // From origin 43 on the drift's 13-week error (5,200) is inside the provisional band only.
+    for (let at = 43; at < 47; at++) {
+      expect(half(provisional, at), `origin ${at}`).toBeGreaterThanOrEqual(5200);
+      expect(half(ended, at), `origin ${at}`).toBeLessThan(5200);
+    }
+  });
+
   it("widens with the horizon and uses only the errors known at each origin", () => {
     const t = table(7, 52, 50, 2000);
     const c = new IntervalCalibration(t);

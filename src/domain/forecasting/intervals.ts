@@ -21,8 +21,14 @@ import type { ForecastWeek } from "./types.ts";
  * - Adaptive level: α_h starts at 0.2 and, each time the week h of an earlier origin ends, moves
  *   by ACI_STEP·(0.2 − miss), kept within [−1, 0.5]: a miss widens the next bands of that
  *   horizon, a hit narrows them, so coverage at each horizon tracks 80% even when the errors
- *   drift (feedback at horizon h arrives h weeks late). The band is centred on the forecast (no bias correction): a centre
- *   learned from past errors was a quarter stale at 13 weeks and missed when the bias turned.
+ *   drift. The band is centred on the forecast (no bias correction): a centre learned from past
+ *   errors was a quarter stale at 13 weeks and missed when the bias turned.
+ * - Provisional feedback: a week h ends h weeks after its origin, so at 13 weeks a drift would be
+ *   felt a quarter late. At origin t, each earlier origin i whose week h is still running has
+ *   k = t − i weeks behind it; its k-week error carried to h weeks as a drift (× h ÷ k) is judged
+ *   against its h-week band and moves the level by ACI_STEP·(0.2 − miss) for the band at t only
+ *   (the truth replaces the verdict when week h ends). Carrying the error by h ÷ k rather than by
+ *   the spread's growth is what catches a trend the engine misses.
  *
  * docs/forecast.md, "Prediction intervals", has the figures that chose this.
  */
@@ -31,9 +37,10 @@ import type { ForecastWeek } from "./types.ts";
 export const INTERVAL_LEVEL = 0.8;
 /** How `/forecast` names the method (`closingInterval.method`). */
 export const INTERVAL_METHOD =
-  "adaptive conformal on backtest residuals, spread pooled over horizons" as const;
+  "adaptive conformal with provisional feedback on backtest residuals, spread pooled over horizons" as const;
 /** Methods of older snapshots, still readable. */
 export const EARLIER_INTERVAL_METHODS = [
+  "adaptive conformal on backtest residuals, spread pooled over horizons",
   "normalised split-conformal on backtest residuals, pooled over horizons",
   "split-conformal on backtest residuals per horizon",
 ] as const;
@@ -138,13 +145,18 @@ export class IntervalCalibration {
   private readonly bands = new Map<number, (IntervalBounds | null)[]>();
 
   private readonly step: number;
+  private readonly provisional: boolean;
 
-  /** `step`: the adaptive step γ (ACI_STEP; 0 replays a fixed 80% level). */
+  /**
+   * `step`: the adaptive step γ (ACI_STEP; 0 replays a fixed 80% level); `provisional: false`
+   * adapts only on weeks that have ended (the method before, for comparison).
+   */
   constructor(
     private readonly table: ResidualTable,
-    options: { step?: number } = {},
+    options: { step?: number; provisional?: boolean } = {},
   ) {
     this.step = options.step ?? ACI_STEP;
+    this.provisional = options.provisional ?? true;
     this.horizons = Object.keys(table)
       .map(Number)
       .sort((a, b) => a - b);
@@ -184,22 +196,38 @@ export class IntervalCalibration {
     return fitSpread(points);
   }
 
-  /** Horizon h's bands at origins 0 … today, its miscoverage level adapted as its weeks end. */
+  /**
+   * Horizon h's bands at origins 0 … today, its miscoverage level adapted as its weeks end, and
+   * for the band at each origin, provisionally, by the weeks of later origins still running.
+   */
   private replay(h: number): (IntervalBounds | null)[] {
     const errors = this.table[h] ?? [];
     const target = 1 - INTERVAL_LEVEL;
+    const move = (alpha: number, band: IntervalBounds, e: number) => {
+      const miss = e < band.lower || e > band.upper ? 1 : 0;
+      return alpha + this.step * (target - miss);
+    };
+    const clamp = (alpha: number) => Math.min(ALPHA_MAX, Math.max(ALPHA_MIN, alpha));
     let alpha = target;
     const out: (IntervalBounds | null)[] = [];
     for (let t = 0; t <= this.today; t++) {
       // Origin t − h's week h ended before origin t: was it inside the band built then?
       const j = t - h;
       const judged = j >= 0 ? out[j] : null;
-      if (judged && j < errors.length) {
-        const e = errors[j] as Cents;
-        const miss = e < judged.lower || e > judged.upper ? 1 : 0;
-        alpha = Math.min(ALPHA_MAX, Math.max(ALPHA_MIN, alpha + this.step * (target - miss)));
-      }
-      out.push(this.bandAt(h, t, 1 - alpha));
+      if (judged && j < errors.length) alpha = clamp(move(alpha, judged, errors[j] as Cents));
+      // Origins t − h + 1 … t − 1 have k = t − i of their h weeks behind them: their k-week
+      // error, carried to h weeks as a drift (× h ÷ k), is judged against their h-week band.
+      // These verdicts move only this origin's level; the truth replaces them when week h ends.
+      let provisional = alpha;
+      if (this.provisional)
+        for (let i = Math.max(0, j + 1); i < t; i++) {
+          const k = t - i;
+          const band = out[i];
+          const partial = this.table[k]?.[i];
+          if (band && partial !== undefined)
+            provisional = move(provisional, band, (partial * h) / k);
+        }
+      out.push(this.bandAt(h, t, 1 - clamp(provisional)));
     }
     return out;
   }
