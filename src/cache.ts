@@ -49,6 +49,15 @@ export const CACHES = {
    */
   forecastVariance: 256,
   /**
+   * The forecast's books and fitted model, per organisation (fitForecastInput): the rows read
+   * for a cutoff, and the engine's input and model for one local date. Invalidated: each entry
+   * is kept with the organisation's data epoch it was read at (moved by triggers on every table
+   * the loader reads, drizzle/0029) and answers only a recompute that read the same epoch, so
+   * a write by any instance makes every instance read again (ADR 0008). The bench organisation's
+   * entry holds about a hundred megabytes, hence the small bound.
+   */
+  forecastBooks: 8,
+  /**
    * `Intl.DateTimeFormat`s, per zone, for each constant set of format options (zonedFormat).
    * Never invalidated: a formatter for a zone and options never changes.
    */

@@ -98,6 +98,19 @@ describe("latenessSpread: an open receivable spread over past payments, never-pa
     expect(s?.unpaid).toBe(1);
   });
 
+  it("with ownLater, the own record decides only with that many values this late", () => {
+    // A paid 0, 2, 4, 30 days late: 3 days overdue leaves two of A's (4, 30), too few for 3;
+    // the organisation's (A's and B's: 4, 5, 6, 30) decide, its unpaid one included.
+    const m = fitCollection(
+      [...[0, 2, 4, 30].map((d) => paid("A", d)), ...[5, 6].map((d) => paid("B", d))],
+      today,
+    );
+    expect(latenessSpread(m, "A", 3)).toMatchObject({ own: true });
+    const s = latenessSpread(m, "A", 3, 3);
+    expect(s && [...s.values]).toEqual([4, 5, 6, 30]);
+    expect(s).toMatchObject({ own: false, unpaid: 0 });
+  });
+
   it("a customer who never paid an invoice this late is judged on their own record", () => {
     // D paid once on time and left three invoices unpaid for over 91 days: three of four
     // invoices on their record, so a fresh invoice of D's is theirs to judge, not the

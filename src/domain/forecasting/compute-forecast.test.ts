@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { canonical, sum as moneySum } from "../money.ts";
 import { buildForecastModel, computeForecast, ENGINE_VERSION } from "./compute-forecast.ts";
+import { addDays } from "./dates.ts";
 import { learnedParameters } from "./learned.ts";
 import type {
   ForecastInput,
@@ -628,6 +629,41 @@ describe("open bills: paid as this business has paid its bills against their due
       { contactId: null, ...entry },
       { contactId: "S", ...entry },
     ]);
+  });
+
+  it("an overdue bill of a supplier who paid only one bill that late follows the organisation's late bills", () => {
+    // Supplier S paid eleven bills on the due date and one 20 days late; supplier T paid three
+    // 10, 17 and 24 days late. S's bill of 400 was due Monday 9 March, 2 days ago: one of S's own
+    // bills was paid later than that, too few to decide (MIN_OWN_PAYMENTS), so it is spread over
+    // the organisation's bills paid more than 2 days late: 19 March (week 2), 26 and 29 March
+    // (week 3), 2 April (week 4), a quarter each. Judged by S's single late bill it stayed on its
+    // due date, in week 1, where nothing of it was paid.
+    const late = (contactId: string, due: string, days: number): RecurringHistoryEntry => ({
+      ...paidBill(due, addDays(due, days)),
+      contactId,
+    });
+    const history = [
+      ...Array.from({ length: 11 }, (_, i) => late("S", addDays("2025-11-03", 7 * i), 0)),
+      late("S", "2026-01-26", 20),
+      late("T", "2026-01-05", 10),
+      late("T", "2026-01-12", 17),
+      late("T", "2026-01-19", 24),
+    ];
+    const r = computeForecast({
+      ...inputFor("BASE"),
+      openItems: [{ ...open, expectedDate: "2026-03-09", dueDate: "2026-03-09" }],
+      recurringHistory: history,
+    });
+    expect(r.lines.filter((l) => l.itemId === "billS").map((l) => [l.weekIndex, l.amount])).toEqual(
+      [
+        [1, "100"],
+        [2, "200"],
+        [3, "100"],
+      ],
+    );
+    expect(r.lines.find((l) => l.itemId === "billS")?.note).toBe(
+      "1 of 4 of the organisation's past bills at least this late were paid in this week",
+    );
   });
 
   it("a planned payment date is kept, and WORST keeps the due date", () => {

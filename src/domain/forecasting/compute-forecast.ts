@@ -19,6 +19,7 @@ import {
   type LatenessSpread,
   latenessSpread,
   lowerBound,
+  MIN_OWN_PAYMENTS,
   medianLateness,
   spreadWeight,
   unpaidWeight,
@@ -626,8 +627,15 @@ export function computeForecast(
         expectedDay === dueDay
       ) {
         // Without a planned date, a bill is paid as this business has paid its bills against
-        // their due dates (a few days early, some late), spread like a receivable.
-        const spread = latenessSpread(model.billTiming, item.contactId, todayDay - dueDay);
+        // their due dates (a few days early, some late), spread like a receivable; the
+        // supplier's own record decides only with MIN_OWN_PAYMENTS bills paid later than this
+        // one already is (docs/forecast.md, "Open bills").
+        const spread = latenessSpread(
+          model.billTiming,
+          item.contactId,
+          todayDay - dueDay,
+          MIN_OWN_PAYMENTS,
+        );
         if (spread && spread.values.length > 1) {
           spreadReceivable(item, spread, dueDay, full, null, true);
           continue;

@@ -1,18 +1,17 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client.ts";
 import {
+  type BookCustomer,
   type BookDocument,
   type BookManualItem,
   type BookPurchaseOrder,
   type Books,
-  booksAsOf,
   HISTORY_DAYS,
 } from "../../domain/forecasting/books.ts";
 import { addDays } from "../../domain/forecasting/dates.ts";
-import type { ForecastInput, RecurringHistoryEntry } from "../../domain/forecasting/types.ts";
+import type { RecurringHistoryEntry } from "../../domain/forecasting/types.ts";
 import { money } from "../../domain/money.ts";
-import { localDate } from "../../domain/timezones.ts";
-import { computeStartingCash, type StartingCash } from "../cash-position/starting-cash.ts";
+import { computeStartingCash } from "../cash-position/starting-cash.ts";
 import { accountsExcludedFromBurn } from "../categories/categories.ts";
 
 /** The organisation fields the forecast needs. */
@@ -63,17 +62,114 @@ const norm = (text: string | null) => {
   return t === "" ? null : t;
 };
 
+/** A document as the loader reads it (the rows `Books.documents` are made from). */
+interface DocumentRow {
+  id: string;
+  externalId: string | null;
+  source: string;
+  status: string | null;
+  number: string | null;
+  contactId: string | null;
+  contactName: string | null;
+  category: string | null;
+  issueDate: string | null;
+  dueDate: string | null;
+  expectedDate: string;
+  total: string;
+  amountDue: string | null;
+  currency: string;
+  currencyRate: string | null;
+  paidDate: string | null;
+  updatedOn: string | null;
+}
+
+/** A manual or pipeline item as read. */
+interface ManualRow {
+  id: string;
+  source: "MANUAL" | "PIPELINE";
+  amount: string;
+  currency: string;
+  currencyRate: string | null;
+  expectedDate: string;
+  dueDate: string | null;
+  issueDate: string | null;
+  contactId: string | null;
+  category: string | null;
+  probability: string | null;
+  enteredOn: string;
+}
+
+/** A spend or receive money line of an included bank account, as read. */
+interface BankRow {
+  type: string;
+  contactId: string | null;
+  contactName: string | null;
+  category: string | null;
+  date: string;
+  amount: string;
+  currency: string;
+}
+
+/** Payments or credit allocations of documents, by the document's external id. */
+type DatedAmounts = Map<string, { date: string; amount: string }[]>;
+
 /**
- * The books of an organisation (domain/forecasting/books.ts). `cutoff` set (the live path):
- * only what can matter on or after it is read: documents open now, changed after it, or within
- * the history window; payments only of documents changed after it. `cutoff` null (the
+ * What `readBookRows` read for a cutoff: the rows the books are built from (`booksFromRows`),
+ * for that cutoff or any later one.
+ */
+export interface BookRows {
+  cutoff: string | null;
+  accounts: { byCode: Map<string, string>; infos: { id: string; name: string }[] };
+  documents: DocumentRow[];
+  orders: PurchaseOrderRow[];
+  manual: ManualRow[];
+  bank: BankRow[];
+  customers: BookCustomer[];
+  excludedFromBurn: Set<string>;
+  /** Payments of the documents changed after `cutoff` (all of them when it is null). */
+  paid: DatedAmounts;
+  /** Credit-note allocations of the same documents. */
+  credited: DatedAmounts;
+}
+
+/**
+ * Is this document in the books read for `cutoff`? Open now, undated, issued within the history
+ * window, or changed after the cutoff: the SQL filter of `readBookRows`, so that rows read for an
+ * earlier cutoff give, filtered by it, the rows a read for `cutoff` gives.
+ */
+function inBooks(d: DocumentRow, cutoff: string | null, since: string | null): boolean {
+  if (cutoff === null || since === null) return true;
+  return (
+    d.status === "AUTHORISED" ||
+    d.status === "SUBMITTED" ||
+    d.issueDate === null ||
+    d.issueDate >= since ||
+    (d.updatedOn !== null && d.updatedOn > cutoff)
+  );
+}
+
+/** `list` grouped by `doc`, each group in the order read. */
+function byDocument(list: readonly { doc: string; date: string; amount: string }[]): DatedAmounts {
+  const out: DatedAmounts = new Map();
+  for (const x of list) {
+    const group = out.get(x.doc);
+    if (group) group.push({ date: x.date, amount: x.amount });
+    else out.set(x.doc, [{ date: x.date, amount: x.amount }]);
+  }
+  return out;
+}
+
+/**
+ * The rows of an organisation's books (domain/forecasting/books.ts). `cutoff` set (the live
+ * path): only what can matter on or after it is read: documents open now, changed after it, or
+ * within the history window; payments only of documents changed after it. `cutoff` null (the
  * backtest): everything.
  */
-export async function loadBooks(
+export async function readBookRows(
   db: DbOrTx,
   org: ForecastOrg,
   input: { cutoff: string | null; includedBankAccounts: readonly string[] },
-): Promise<Books> {
+): Promise<BookRows> {
   const orgId = org.id;
   const tz = org.timezone;
   const cutoff = input.cutoff;
@@ -138,47 +234,21 @@ export async function loadBooks(
   // Accounts the owner took out of burn (Settings → Account categories): read as they are now.
   const excludedRead = accountsExcludedFromBurn(db, orgId);
   // Awaited together: a query that fails leaves none of the others unobserved.
-  const [
-    { byCode, infos },
-    docResult,
-    orderRows,
-    manualResult,
-    bankResult,
-    customerResult,
-    excludedFromBurn,
-  ] = await Promise.all([
-    accountsRead,
-    docsRead,
-    ordersRead,
-    manualRead,
-    bankRead,
-    customersRead,
-    excludedRead,
-  ]);
-  const account = (code: string | null) => (code ? (byCode.get(code) ?? null) : null);
+  const [accounts, docResult, orders, manualResult, bankResult, customerResult, excludedFromBurn] =
+    await Promise.all([
+      accountsRead,
+      docsRead,
+      ordersRead,
+      manualRead,
+      bankRead,
+      customersRead,
+      excludedRead,
+    ]);
 
-  const docRows = rows<{
-    id: string;
-    externalId: string | null;
-    source: string;
-    status: string | null;
-    number: string | null;
-    contactId: string | null;
-    contactName: string | null;
-    category: string | null;
-    issueDate: string | null;
-    dueDate: string | null;
-    expectedDate: string;
-    total: string;
-    amountDue: string | null;
-    currency: string;
-    currencyRate: string | null;
-    paidDate: string | null;
-    updatedOn: string | null;
-  }>(docResult);
-  const paid = new Map<string, { date: string; amount: string }[]>();
-  const credited = new Map<string, { date: string; amount: string }[]>();
-  const rebuilt = docRows.filter((d) => {
+  const documents = rows<DocumentRow>(docResult);
+  let paid: DatedAmounts = new Map();
+  let credited: DatedAmounts = new Map();
+  const rebuilt = documents.filter((d) => {
     return cutoff === null || (d.updatedOn !== null && d.updatedOn > cutoff);
   });
   if (rebuilt.length > 0) {
@@ -189,16 +259,14 @@ export async function loadBooks(
             rebuilt.map((d) => sql`${d.externalId ?? ""}`),
             sql`, `,
           )})`;
-    for (const p of rows<{ doc: string; date: string; amount: string }>(
-      await db.execute(sql`
+    paid = byDocument(
+      rows<{ doc: string; date: string; amount: string }>(
+        await db.execute(sql`
         SELECT invoice_external_id AS doc, date::text AS date, amount::text AS amount
         FROM payments WHERE org_id = ${orgId} AND invoice_external_id IS NOT NULL
           AND status <> 'DELETED' AND ${only}`),
-    )) {
-      const list = paid.get(p.doc);
-      if (list) list.push({ date: p.date, amount: p.amount });
-      else paid.set(p.doc, [{ date: p.date, amount: p.amount }]);
-    }
+      ),
+    );
     const onlyAlloc =
       cutoff === null
         ? sql`true`
@@ -206,8 +274,9 @@ export async function loadBooks(
             rebuilt.map((d) => sql`${d.externalId ?? ""}`),
             sql`, `,
           )})`;
-    for (const c of rows<{ doc: string; date: string; amount: string }>(
-      await db.execute(sql`
+    credited = byDocument(
+      rows<{ doc: string; date: string; amount: string }>(
+        await db.execute(sql`
         SELECT a.invoice_external_id AS doc, COALESCE(a.date, cn.issue_date)::text AS date,
                a.amount::text AS amount
         FROM credit_note_allocations a
@@ -215,12 +284,45 @@ export async function loadBooks(
         WHERE a.org_id = ${orgId} AND a.invoice_external_id IS NOT NULL
           AND cn.ledger_status IN ('AUTHORISED', 'PAID')
           AND COALESCE(a.date, cn.issue_date) IS NOT NULL AND ${onlyAlloc}`),
-    )) {
-      const list = credited.get(c.doc);
-      if (list) list.push({ date: c.date, amount: c.amount });
-      else credited.set(c.doc, [{ date: c.date, amount: c.amount }]);
-    }
+      ),
+    );
   }
+  return {
+    cutoff,
+    accounts,
+    documents,
+    orders,
+    manual: rows<ManualRow>(manualResult),
+    bank: bankResult === null ? [] : rows<BankRow>(bankResult),
+    customers: rows<BookCustomer>(customerResult),
+    excludedFromBurn,
+    paid,
+    credited,
+  };
+}
+
+/**
+ * The books for `cutoff` from rows read for it or for an earlier cutoff (`read.cutoff`): the
+ * rows an earlier read holds beyond this cutoff's are left out, so the books are those a read
+ * for `cutoff` gives (the same rows in the same order). Pure.
+ */
+export function booksFromRows(org: ForecastOrg, read: BookRows, cutoff: string | null): Books {
+  if (read.cutoff !== null && (cutoff === null || cutoff < read.cutoff)) {
+    throw new Error(`books read for ${read.cutoff} cannot give the books of ${cutoff}`);
+  }
+  const since = cutoff === null ? null : addDays(cutoff, -HISTORY_DAYS);
+  const { byCode, infos } = read.accounts;
+  const account = (code: string | null) => (code ? (byCode.get(code) ?? null) : null);
+  const docRows = read.documents.filter((d) => inBooks(d, cutoff, since));
+  // Payments are read only for documents changed after the cutoff (their state then is rebuilt
+  // from them): those of the documents changed after this one.
+  const rebuilt = new Set(
+    docRows
+      .filter((d) => cutoff === null || (d.updatedOn !== null && d.updatedOn > cutoff))
+      .map((d) => d.externalId ?? ""),
+  );
+  const of = (list: DatedAmounts, externalId: string | null) =>
+    (externalId !== null && rebuilt.has(externalId) && list.get(externalId)) || [];
   const documents: BookDocument[] = docRows.map((d) => ({
     id: d.id,
     type: d.source === "LEDGER_INVOICE" ? "ACCREC" : "ACCPAY",
@@ -237,72 +339,55 @@ export async function loadBooks(
     currencyRate: d.currencyRate,
     paidDate: d.paidDate,
     updatedOn: d.updatedOn,
-    payments: (d.externalId && paid.get(d.externalId)) || [],
-    credits: (d.externalId && credited.get(d.externalId)) || [],
+    payments: of(read.paid, d.externalId),
+    credits: of(read.credited, d.externalId),
   }));
 
-  const purchaseOrders = matchPurchaseOrders(orderRows, documents, docRows, account);
+  const purchaseOrders = matchPurchaseOrders(read.orders, documents, docRows, account);
 
-  const manualItems: BookManualItem[] = rows<{
-    id: string;
-    source: "MANUAL" | "PIPELINE";
-    amount: string;
-    currency: string;
-    currencyRate: string | null;
-    expectedDate: string;
-    dueDate: string | null;
-    issueDate: string | null;
-    contactId: string | null;
-    category: string | null;
-    probability: string | null;
-    enteredOn: string;
-  }>(manualResult).map(({ category, ...m }) => ({
+  const manualItems: BookManualItem[] = read.manual.map(({ category, ...m }) => ({
     ...m,
     ledgerStatus: null,
     accountId: account(category),
   }));
 
-  const bankLines: RecurringHistoryEntry[] =
-    bankResult === null
-      ? []
-      : rows<{
-          type: string;
-          contactId: string | null;
-          contactName: string | null;
-          category: string | null;
-          date: string;
-          amount: string;
-          currency: string;
-        }>(bankResult).map((t) => ({
-          kind: t.type === "RECEIVE" ? "receive" : "spend",
-          contactId: t.contactId,
-          contactName: t.contactName,
-          accountId: account(t.category),
-          date: t.date,
-          dueDate: null,
-          amount: t.amount,
-          currency: t.currency,
-          currencyRate: null,
-        }));
-
-  const customers = rows<{
-    contactId: string;
-    name: string;
-    active: boolean;
-    updatedOn: string | null;
-  }>(customerResult);
+  const bankLines: RecurringHistoryEntry[] = read.bank
+    .filter((t) => since === null || t.date >= since)
+    .map((t) => ({
+      kind: t.type === "RECEIVE" ? "receive" : "spend",
+      contactId: t.contactId,
+      contactName: t.contactName,
+      accountId: account(t.category),
+      date: t.date,
+      dueDate: null,
+      amount: t.amount,
+      currency: t.currency,
+      currencyRate: null,
+    }));
 
   return {
-    timezone: tz,
+    timezone: org.timezone,
     baseCurrency: org.baseCurrency,
-    excludedFromBurn,
+    excludedFromBurn: read.excludedFromBurn,
     documents,
     purchaseOrders,
     manualItems,
     bankLines,
-    customers,
+    customers: read.customers,
     accounts: infos,
   };
+}
+
+/**
+ * The books of an organisation as of `cutoff` (null: all of them, for the backtest); see
+ * `readBookRows`.
+ */
+export async function loadBooks(
+  db: DbOrTx,
+  org: ForecastOrg,
+  input: { cutoff: string | null; includedBankAccounts: readonly string[] },
+): Promise<Books> {
+  return booksFromRows(org, await readBookRows(db, org, input), input.cutoff);
 }
 
 /** A supplier's bills (`order`: position in `all`) and the same bills by normalised number. */
@@ -445,20 +530,4 @@ function matchPurchaseOrders(
 export async function loadCash(db: DbOrTx, org: ForecastOrg, now: Date) {
   const cash = await computeStartingCash(db, org, now);
   return { cash, included: cash.accounts.filter((a) => a.included).map((a) => a.externalId) };
-}
-
-/**
- * Everything the engine reads for one organisation: the books as of today (the same model the
- * backtest replays at each past origin) and the starting cash. The scenario is filled in by the
- * caller.
- */
-export async function loadForecastInput(
-  db: DbOrTx,
-  org: ForecastOrg,
-  now: Date,
-): Promise<{ input: Omit<ForecastInput, "scenario">; cash: StartingCash }> {
-  const today = localDate(now, org.timezone);
-  const { cash, included } = await loadCash(db, org, now);
-  const books = await loadBooks(db, org, { cutoff: today, includedBankAccounts: included });
-  return { input: booksAsOf(books, today, cash.effectiveStartingCash, now), cash };
 }

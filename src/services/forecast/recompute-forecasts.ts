@@ -3,7 +3,7 @@ import type { Db, DbOrTx } from "../../db/client.ts";
 import { forecastPredictions, forecastSnapshots, organisations } from "../../db/schema/index.ts";
 import { DEFAULT_ORIGINS } from "../../domain/forecasting/backtest.ts";
 import { centsToDecimal } from "../../domain/forecasting/cents.ts";
-import { buildForecastModel, computeForecast } from "../../domain/forecasting/compute-forecast.ts";
+import { computeForecast } from "../../domain/forecasting/compute-forecast.ts";
 import {
   type ClosingInterval,
   closingBands,
@@ -16,8 +16,8 @@ import { randomToken } from "../../domain/ids.ts";
 import { localDate } from "../../domain/timezones.ts";
 import { NotFoundError } from "../errors.ts";
 import { backtestOrganisation, latestBacktest } from "./backtest.ts";
+import { fitForecastInput, type Reuse } from "./fit-forecast-input.ts";
 import { recordForecastHistory } from "./history.ts";
-import { loadForecastInput } from "./load-forecast-input.ts";
 import { ensureStandardScenarios, listScenarios } from "./scenarios.ts";
 import { encodeDetail } from "./snapshot-detail.ts";
 
@@ -79,12 +79,19 @@ export interface RecomputedSnapshot {
  * snapshot per scenario (engineVersion 2, computedAt = `now`, or 1 ms after the organisation's
  * latest snapshot when that is not earlier), pruning all but the latest
  * SNAPSHOTS_KEPT of each. The BASE, BEST and WORST scenarios are created when missing. The
- * scenario-independent fitting (recurring streams, customer cadences) runs once.
+ * scenario-independent fitting (recurring streams, customer cadences) runs once, and is kept
+ * with the books' rows while the organisation's data epoch stands (fit-forecast-input.ts).
  */
 export async function recomputeForecasts(
   db: Db,
   input: { orgId: string; now: Date; syncRunId?: string },
-): Promise<{ asOfDate: string; snapshots: RecomputedSnapshot[]; timings: Record<string, number> }> {
+): Promise<{
+  asOfDate: string;
+  snapshots: RecomputedSnapshot[];
+  /** What of the organisation's kept books this recompute reused (fit-forecast-input.ts). */
+  reuse: Reuse;
+  timings: Record<string, number>;
+}> {
   const t0 = performance.now();
   const [org] = await db
     .select({
@@ -97,11 +104,10 @@ export async function recomputeForecasts(
   if (!org) throw new NotFoundError("organisation");
   await ensureStandardScenarios(db, org.id, input.now);
   const scenarios = await listScenarios(db, org.id);
-  const { input: engineInput, cash } = await loadForecastInput(db, org, input.now);
+  // The books and model are kept while the organisation's data epoch stands (ADR 0008).
+  const { input: engineInput, model, cash, reuse } = await fitForecastInput(db, org, input.now);
   const backtest = await latestBacktest(db, org.id);
   const residuals = backtest?.result.residuals ?? null;
-  const t1 = performance.now();
-  const model = buildForecastModel(engineInput);
   const t2 = performance.now();
   const rows: (typeof forecastSnapshots.$inferInsert)[] = [];
   const snapshots: RecomputedSnapshot[] = [];
@@ -241,7 +247,8 @@ export async function recomputeForecasts(
   return {
     asOfDate: rows[0]?.asOfDate ?? "",
     snapshots,
-    timings: { loadMs: t1 - t0, modelMs: t2 - t1, scenariosMs: t3 - t2, storeMs: t4 - t3 },
+    reuse,
+    timings: { fitMs: t2 - t0, scenariosMs: t3 - t2, storeMs: t4 - t3 },
   };
 }
 

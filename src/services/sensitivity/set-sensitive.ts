@@ -24,20 +24,24 @@ export async function setSensitive(
 }> {
   if ("account" in input.target) {
     const ref = input.target.account;
-    const rows = await db
-      .update(ledgerAccounts)
-      .set({ isSensitive: input.sensitive })
-      .where(
-        and(
-          eq(ledgerAccounts.orgId, input.orgId),
-          or(
-            eq(ledgerAccounts.code, ref),
-            eq(ledgerAccounts.id, ref),
-            eq(ledgerAccounts.externalId, ref),
+    const rows = await db.transaction(async (tx) => {
+      // The data epoch first, as for a contact below (accounts move it too: drizzle/0029).
+      await bumpOrgDataEpoch(tx, input.orgId);
+      return tx
+        .update(ledgerAccounts)
+        .set({ isSensitive: input.sensitive })
+        .where(
+          and(
+            eq(ledgerAccounts.orgId, input.orgId),
+            or(
+              eq(ledgerAccounts.code, ref),
+              eq(ledgerAccounts.id, ref),
+              eq(ledgerAccounts.externalId, ref),
+            ),
           ),
-        ),
-      )
-      .returning();
+        )
+        .returning();
+    });
     const row = rows[0];
     if (!row) throw new NotFoundError(`ledger account ${quoted(ref)}`);
     return {

@@ -1,0 +1,90 @@
+import { boundedCache } from "../../cache.ts";
+import type { DbOrTx } from "../../db/client.ts";
+import { readOrgDataEpoch } from "../../db/queries/data-epochs.ts";
+import { booksAsOf } from "../../domain/forecasting/books.ts";
+import {
+  buildForecastModel,
+  type ForecastModel,
+} from "../../domain/forecasting/compute-forecast.ts";
+import type { ForecastInput } from "../../domain/forecasting/types.ts";
+import { localDate } from "../../domain/timezones.ts";
+import type { StartingCash } from "../cash-position/starting-cash.ts";
+import {
+  type BookRows,
+  booksFromRows,
+  type ForecastOrg,
+  loadCash,
+  readBookRows,
+} from "./load-forecast-input.ts";
+
+/** What is kept of an organisation's last recompute, valid while its data epoch stands. */
+interface Kept {
+  /** The client read through: an organisation id names one organisation per database only. */
+  db: DbOrTx;
+  epoch: number;
+  /** The organisation's zone, currency and included bank accounts the rows were read with. */
+  readWith: string;
+  rows: BookRows;
+  /** The engine's input (but for `now` and the starting cash) and model on `today`. */
+  fitted: { today: string; input: Omit<ForecastInput, "scenario">; model: ForecastModel };
+}
+
+const kept = boundedCache<string, Kept>("forecastBooks");
+
+/** How much of the kept books a recompute reused: none, the rows read, or the fitted model. */
+export type Reuse = "none" | "rows" | "model";
+
+/**
+ * The engine's input and model for an organisation on `now`'s local date, with its starting
+ * cash (read afresh each time: it moves with the clock and the bank balances). The books' rows
+ * and the fitted model are kept per organisation (docs/adr/0008-forecast-books-kept-per-data-epoch.md):
+ * while the organisation's data epoch stands, a recompute on the same local date reuses the
+ * model, and one on a later date rebuilds the books from the rows already read (the rows of an
+ * earlier cutoff hold those of a later one). The epoch is read before the rows: rows read at an
+ * epoch are at least that new, and a write after it moves it. The answer is the one a fresh
+ * load gives (recompute-forecasts.test.ts checks it).
+ */
+export async function fitForecastInput(
+  db: DbOrTx,
+  org: ForecastOrg,
+  now: Date,
+): Promise<{
+  input: Omit<ForecastInput, "scenario">;
+  model: ForecastModel;
+  cash: StartingCash;
+  reuse: Reuse;
+}> {
+  const epoch = await readOrgDataEpoch(db, org.id);
+  const { cash, included } = await loadCash(db, org, now);
+  const today = localDate(now, org.timezone);
+  const readWith = JSON.stringify([org.timezone, org.baseCurrency, included]);
+  const last = kept.get(org.id);
+  const valid =
+    last !== undefined &&
+    last.db === db &&
+    last.epoch === epoch &&
+    last.readWith === readWith &&
+    last.rows.cutoff !== null &&
+    last.rows.cutoff <= today;
+  const current = { now, startingCash: cash.effectiveStartingCash };
+  if (valid && last.fitted.today === today) {
+    return {
+      input: { ...last.fitted.input, ...current },
+      model: last.fitted.model,
+      cash,
+      reuse: "model",
+    };
+  }
+  const rows = valid
+    ? last.rows
+    : await readBookRows(db, org, { cutoff: today, includedBankAccounts: included });
+  const input = booksAsOf(booksFromRows(org, rows, today), today, cash.effectiveStartingCash, now);
+  const model = buildForecastModel(input);
+  kept.set(org.id, { db, epoch, readWith, rows, fitted: { today, input, model } });
+  return { input, model, cash, reuse: valid ? "rows" : "none" };
+}
+
+/** Drops every kept book (tests and the bench measure a recompute from nothing). */
+export function forgetForecastInputs(): void {
+  kept.clear();
+}

@@ -1,0 +1,231 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { sql } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "../../src/db/client.ts";
+import { readOrgDataEpoch } from "../../src/db/queries/data-epochs.ts";
+import { setCashOverride } from "../../src/services/cash-position/set-cash-override.ts";
+import { setAccountCategory } from "../../src/services/categories/categories.ts";
+import { seedDemo } from "../../src/services/demo/seed-demo.ts";
+import { forgetForecastInputs } from "../../src/services/forecast/fit-forecast-input.ts";
+import { loadCash, readBookRows } from "../../src/services/forecast/load-forecast-input.ts";
+import { addManualItem, removeManualItem } from "../../src/services/forecast/manual-items.ts";
+import { recomputeForecasts } from "../../src/services/forecast/recompute-forecasts.ts";
+import { readSnapshots } from "../../src/services/forecast/snapshot-detail.ts";
+import { getTestDatabase, testDriver } from "../helpers/test-db.ts";
+
+const NOW = new Date("2026-11-22T01:00:00Z"); // Sunday 22 November, Sydney
+const NEXT_DAY = new Date(NOW.getTime() + 86_400_000);
+const LATER = new Date(NOW.getTime() + 3_600_000); // the same local date
+
+const rows = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
+
+/**
+ * Tables the recompute reads afresh every time, so a write to them needs no epoch: the starting
+ * cash (bank accounts, the override) and the organisation (its zone and currency are checked
+ * against the kept books).
+ */
+const READ_AFRESH = ["bank_accounts", "cash_overrides", "organisations"];
+
+describe(`forecast books kept per data epoch (${testDriver})`, () => {
+  let db: Db;
+  let orgId: string;
+  let org: { id: string; baseCurrency: string; timezone: string };
+
+  beforeAll(async () => {
+    db = (await getTestDatabase()).db;
+    const seeded = await seedDemo(db, {
+      seed: "kept-books",
+      now: NOW,
+      invoices: 400,
+      folder: mkdtempSync(join(tmpdir(), "kept-books-")),
+      name: `Kept books ${Math.random()}`,
+    });
+    orgId = seeded.orgId;
+    org = { id: orgId, baseCurrency: "AUD", timezone: "Australia/Sydney" };
+  }, 120_000);
+
+  /** A recompute, and what readers get of each scenario's snapshot (payload and detail). */
+  async function served(now: Date) {
+    const r = await recomputeForecasts(db, { orgId, now });
+    const read = await readSnapshots(
+      db,
+      r.snapshots.map((s) => s.snapshotId),
+    );
+    const forecast = Object.fromEntries(
+      r.snapshots.map((s) => {
+        const snapshot = read.get(s.snapshotId);
+        return [s.kind, { payload: snapshot?.payload, detail: snapshot?.detail }];
+      }),
+    );
+    return { reuse: r.reuse, forecast };
+  }
+
+  /** A recompute from nothing kept: what a new process serves. */
+  async function full(now: Date) {
+    forgetForecastInputs();
+    return served(now);
+  }
+
+  it("reuses the model on the same local date and the rows on the next, serving what a full recompute serves", async () => {
+    const cold = await full(NOW);
+    expect(cold.reuse).toBe("none");
+    const again = await served(LATER);
+    expect(again.reuse).toBe("model");
+    expect(again.forecast).toEqual(cold.forecast);
+
+    const nextDay = await served(NEXT_DAY);
+    expect(nextDay.reuse).toBe("rows");
+    const nextDayFull = await full(NEXT_DAY);
+    expect(nextDay.forecast).toEqual(nextDayFull.forecast);
+    // The next day's forecast is not the first one again (week 1 moved on).
+    expect(nextDay.forecast).not.toEqual(cold.forecast);
+  });
+
+  /** Writes the forecast reads, each by the writer that makes it (SQL: a sync or another instance). */
+  const writes: [string, () => Promise<unknown>][] = [
+    [
+      "a sync changes an open invoice",
+      () =>
+        db.execute(sql`
+          UPDATE cash_items SET amount_due = amount_due - 10, ledger_updated_at = ${NOW}
+          WHERE id = (SELECT id FROM cash_items WHERE org_id = ${orgId} AND source = 'LEDGER_INVOICE'
+                        AND ledger_status = 'AUTHORISED' AND amount_due > 10 ORDER BY id LIMIT 1)`),
+    ],
+    [
+      "a sync deletes a payment of an invoice rebuilt from its payments",
+      async () => {
+        // An invoice the ledger changed after today: its state today is rebuilt from its
+        // payments (books.ts), so they count. Set up first, then only the payment goes.
+        const [paid] = rows<{ id: string; externalId: string }>(
+          await db.execute(sql`
+            SELECT c.id, c.external_id AS "externalId" FROM cash_items c
+            WHERE c.org_id = ${orgId} AND c.source = 'LEDGER_INVOICE' AND c.ledger_status = 'PAID'
+              AND c.issue_date > ${"2026-09-01"}::date AND EXISTS (
+                SELECT 1 FROM payments p WHERE p.org_id = c.org_id
+                  AND p.invoice_external_id = c.external_id AND p.status <> 'DELETED')
+            ORDER BY c.id LIMIT 1`),
+        );
+        await db.execute(sql`
+          UPDATE cash_items SET ledger_updated_at = ${new Date(NOW.getTime() + 2 * 86_400_000)}
+          WHERE id = ${paid?.id ?? ""}`);
+        const before = await served(NOW);
+        await db.execute(sql`
+          DELETE FROM payments WHERE org_id = ${orgId} AND invoice_external_id = ${paid?.externalId ?? ""}`);
+        return before;
+      },
+    ],
+    [
+      "a sync suppresses a purchase order",
+      () =>
+        db.execute(sql`
+          UPDATE purchase_orders SET suppressed_reason = 'billed'
+          WHERE id = (SELECT id FROM purchase_orders WHERE org_id = ${orgId}
+                        AND status = 'AUTHORISED' AND suppressed_reason IS NULL ORDER BY id LIMIT 1)`),
+    ],
+    [
+      "a sync archives the busiest customer",
+      () =>
+        db.execute(sql`
+          UPDATE contacts SET contact_status = 'ARCHIVED'
+          WHERE org_id = ${orgId} AND external_id = (
+            SELECT contact_external_id FROM cash_items WHERE org_id = ${orgId}
+              AND source = 'LEDGER_INVOICE' AND issue_date > ${"2026-06-01"}::date
+            GROUP BY contact_external_id ORDER BY count(*) DESC, contact_external_id LIMIT 1)`),
+    ],
+    [
+      "an owner adds a manual item",
+      () =>
+        addManualItem(db, {
+          orgId,
+          kind: "MANUAL",
+          direction: "out",
+          amount: "12345.67",
+          date: "2026-12-03",
+          now: NOW,
+        }),
+    ],
+    [
+      "an owner removes a manual item",
+      async () => {
+        const [item] = rows<{ id: string }>(
+          await db.execute(sql`
+            SELECT id FROM cash_items WHERE org_id = ${orgId} AND source = 'MANUAL' LIMIT 1`),
+        );
+        await removeManualItem(db, { orgId, itemId: item?.id ?? "" });
+      },
+    ],
+    [
+      "an owner takes an account out of burn",
+      async () => {
+        const [account] = rows<{ id: string }>(
+          await db.execute(sql`
+            SELECT la.id FROM ledger_accounts la
+            WHERE la.org_id = ${orgId} AND la.code = (
+              SELECT category FROM cash_items WHERE org_id = ${orgId} AND source = 'LEDGER_BILL'
+                AND category IS NOT NULL GROUP BY category ORDER BY count(*) DESC, category LIMIT 1)`),
+        );
+        await setAccountCategory(db, { orgId, accountId: account?.id ?? "", included: false });
+      },
+    ],
+    [
+      "an owner overrides the starting cash (read afresh, nothing reloaded)",
+      () => setCashOverride(db, { orgId, amount: "250000", now: NOW }),
+    ],
+  ];
+
+  it.each(writes)("after %s, serves what a full recompute serves", async (name, write) => {
+    let before = await served(NOW);
+    // A write that needs its own setup returns the forecast served between the two.
+    const setUp = await write();
+    if (setUp && typeof setUp === "object" && "forecast" in setUp) before = setUp as typeof before;
+    const after = await served(NOW);
+    const afterFull = await full(NOW);
+    expect(after.forecast).toEqual(afterFull.forecast);
+    // Each of these writes changes the forecast: a kept model reused after it would be stale.
+    expect(after.forecast).not.toEqual(before.forecast);
+    expect(after.reuse).toBe(name.includes("afresh") ? "model" : "none");
+  });
+
+  it("moves the data epoch on every write to every table the forecast's kept books are read from", async () => {
+    // The tables the loader reads, as PostgreSQL counts them in its transaction (everything: no
+    // cutoff); counted before and after, as PGlite may carry earlier transactions' counts.
+    const read = await db.transaction(async (tx) => {
+      const scans = async () =>
+        new Map(
+          rows<{ relname: string; scans: string }>(
+            await tx.execute(sql`
+              SELECT relname, (coalesce(seq_scan, 0) + coalesce(idx_scan, 0))::text AS scans
+              FROM pg_stat_xact_user_tables`),
+          ).map((r) => [r.relname, Number(r.scans)]),
+        );
+      const before = await scans();
+      const { included } = await loadCash(tx, org, NOW);
+      await readBookRows(tx, org, { cutoff: null, includedBankAccounts: included });
+      const after = await scans();
+      return [...after].filter(([t, n]) => n > (before.get(t) ?? 0)).map(([t]) => t);
+    });
+    const kept = read.filter((t) => !READ_AFRESH.includes(t));
+    expect(kept).toContain("cash_items");
+    expect(kept).toContain("payments");
+    for (const table of kept) {
+      const triggers = rows<{ tgname: string }>(
+        await db.execute(sql`
+          SELECT tgname FROM pg_trigger WHERE tgrelid = ${table}::regclass ORDER BY tgname`),
+      ).map((t) => t.tgname);
+      expect(triggers, table).toEqual(
+        expect.arrayContaining(
+          ["insert", "update", "delete"].map((op) => `${table}_${op}_bump_data_epoch`),
+        ),
+      );
+      // And the trigger moves this organisation's epoch (the seeded books have rows in each).
+      const epoch = await readOrgDataEpoch(db, orgId);
+      const touched = await db.execute(
+        sql`UPDATE ${sql.identifier(table)} SET org_id = org_id WHERE org_id = ${orgId}`,
+      );
+      expect((touched as unknown as { rowCount: number }).rowCount, table).toBeGreaterThan(0);
+      expect(await readOrgDataEpoch(db, orgId), table).toBeGreaterThan(epoch);
+    }
+  });
+});
