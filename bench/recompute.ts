@@ -14,6 +14,10 @@
  * - `sync`: the next date after a sync changed SYNC_DOCUMENTS open invoices (their amount due and
  *   change time, put back after), which moves the data epoch: everything is read again.
  *
+ * Then, once per run, the steps of a new-day recompute alone, each timed in CPU: the starting
+ * cash, reading the rows (`read`, what `new-day` skips), the books from the rows, the books as of
+ * the date, the model, the three scenarios.
+ *
  * Per case: CPU time of this process (the machine is shared, and wall time is mostly waiting for
  * a core) and wall time; then the digest of what each recompute stored (payload and detail as
  * PostgreSQL prints them) and of what readers get back (`read`: each snapshot's payload and
@@ -22,8 +26,17 @@
  */
 import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
+import { booksAsOf } from "../src/domain/forecasting/books.ts";
+import { buildForecastModel, computeForecast } from "../src/domain/forecasting/compute-forecast.ts";
+import { localDate } from "../src/domain/timezones.ts";
 import { forgetForecastInputs } from "../src/services/forecast/fit-forecast-input.ts";
+import {
+  booksFromRows,
+  loadCash,
+  readBookRows,
+} from "../src/services/forecast/load-forecast-input.ts";
 import { recomputeForecasts } from "../src/services/forecast/recompute-forecasts.ts";
+import { listScenarios } from "../src/services/forecast/scenarios.ts";
 import { readSnapshots } from "../src/services/forecast/snapshot-detail.ts";
 import { BENCH_NOW, ensureBenchOrg, openBenchDatabase } from "./database.ts";
 
@@ -119,6 +132,40 @@ async function timed(name: (typeof CASES)[number], now: Date) {
   );
 }
 
+const STEPS = ["cash", "read", "books", "booksAsOf", "model", "scenarios"] as const;
+const stepMs = new Map<string, number[]>(STEPS.map((s) => [s, []]));
+
+/** CPU milliseconds of this process spent in `f`, recorded under `step`. */
+async function step<T>(name: (typeof STEPS)[number], f: () => Promise<T> | T): Promise<T> {
+  const c = process.cpuUsage();
+  const value = await f();
+  const u = process.cpuUsage(c);
+  stepMs.get(name)?.push((u.user + u.system) / 1000);
+  return value;
+}
+
+/** The steps of a recompute on the next day, each alone (nothing kept). */
+async function steps() {
+  const org = { id: orgId, baseCurrency: "AUD", timezone: "Australia/Sydney" };
+  const today = localDate(NEXT_DAY, org.timezone);
+  const { cash, included } = await step("cash", () => loadCash(db, org, NEXT_DAY));
+  const rows = await step("read", () =>
+    readBookRows(db, org, { cutoff: today, includedBankAccounts: included }),
+  );
+  const books = await step("books", () => booksFromRows(org, rows, today));
+  const input = await step("booksAsOf", () =>
+    booksAsOf(books, today, cash.effectiveStartingCash, NEXT_DAY),
+  );
+  const model = await step("model", () => buildForecastModel(input));
+  const scenarios = await listScenarios(db, orgId);
+  await step("scenarios", () => {
+    for (const s of scenarios) computeForecast({ ...input, scenario: s }, model);
+  });
+  console.log(
+    `  steps CPU: ${STEPS.map((s) => `${s} ${(stepMs.get(s)?.at(-1) ?? 0).toFixed(0)}`).join(", ")} ms`,
+  );
+}
+
 for (let run = 0; run < RUNS; run++) {
   console.log(`run ${run}:`);
   forgetForecastInputs();
@@ -130,6 +177,7 @@ for (let run = 0; run < RUNS; run++) {
   const sync = await syncFewDocuments();
   await timed("sync", NEXT_DAY);
   await sync.undo();
+  await steps();
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 const summary = (xs: number[]) =>
@@ -140,4 +188,6 @@ for (const name of CASES) {
     `  ${name.padEnd(9)} CPU ${summary(cpuMs.get(name) ?? [])}, wall ${summary(wallMs.get(name) ?? [])}`,
   );
 }
+for (const name of STEPS)
+  console.log(`  step ${name.padEnd(9)} CPU ${summary(stepMs.get(name) ?? [])}`);
 await database.close();

@@ -53,10 +53,10 @@ export const CACHES = {
    * for a cutoff, and the engine's input and model for one local date. Invalidated: each entry
    * is kept with the organisation's data epoch it was read at (moved by triggers on every table
    * the loader reads, drizzle/0029) and answers only a recompute that read the same epoch, so
-   * a write by any instance makes every instance read again (ADR 0008). The bench organisation's
-   * entry holds about a hundred megabytes, hence the small bound.
+   * a write by any instance makes every instance read again (ADR 0008). The 100,000-invoice
+   * bench organisation's entry holds about 130 MB of heap, hence the small bound.
    */
-  forecastBooks: 8,
+  forecastBooks: 4,
   /**
    * `Intl.DateTimeFormat`s, per zone, for each constant set of format options (zonedFormat).
    * Never invalidated: a formatter for a zone and options never changes.

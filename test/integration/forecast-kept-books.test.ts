@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Db } from "../../src/db/client.ts";
+import { type Db, openPostgres } from "../../src/db/client.ts";
 import { readOrgDataEpoch } from "../../src/db/queries/data-epochs.ts";
 import { setCashOverride } from "../../src/services/cash-position/set-cash-override.ts";
 import { setAccountCategory } from "../../src/services/categories/categories.ts";
@@ -13,6 +13,7 @@ import { loadCash, readBookRows } from "../../src/services/forecast/load-forecas
 import { addManualItem, removeManualItem } from "../../src/services/forecast/manual-items.ts";
 import { recomputeForecasts } from "../../src/services/forecast/recompute-forecasts.ts";
 import { readSnapshots } from "../../src/services/forecast/snapshot-detail.ts";
+import { importLedgerFolder } from "../../src/services/sync/import-ledger.ts";
 import { getTestDatabase, testDriver } from "../helpers/test-db.ts";
 
 const NOW = new Date("2026-11-22T01:00:00Z"); // Sunday 22 November, Sydney
@@ -32,14 +33,16 @@ describe(`forecast books kept per data epoch (${testDriver})`, () => {
   let db: Db;
   let orgId: string;
   let org: { id: string; baseCurrency: string; timezone: string };
+  let folder: string;
 
   beforeAll(async () => {
     db = (await getTestDatabase()).db;
+    folder = mkdtempSync(join(tmpdir(), "kept-books-"));
     const seeded = await seedDemo(db, {
       seed: "kept-books",
       now: NOW,
       invoices: 400,
-      folder: mkdtempSync(join(tmpdir(), "kept-books-")),
+      folder,
       name: `Kept books ${Math.random()}`,
     });
     orgId = seeded.orgId;
@@ -81,6 +84,16 @@ describe(`forecast books kept per data epoch (${testDriver})`, () => {
     expect(nextDay.forecast).toEqual(nextDayFull.forecast);
     // The next day's forecast is not the first one again (week 1 moved on).
     expect(nextDay.forecast).not.toEqual(cold.forecast);
+  });
+
+  it("keeps the epoch, and so the model, through an import that changed nothing", async () => {
+    await served(NOW);
+    const epoch = await readOrgDataEpoch(db, orgId);
+    // The import recomputes the forecasts itself (after-import.ts), from the kept model.
+    await importLedgerFolder(db, { orgId, folder, now: LATER });
+    expect(await readOrgDataEpoch(db, orgId)).toBe(epoch);
+    const again = await served(LATER);
+    expect(again.reuse).toBe("model");
   });
 
   /** Writes the forecast reads, each by the writer that makes it (SQL: a sync or another instance). */
@@ -186,6 +199,25 @@ describe(`forecast books kept per data epoch (${testDriver})`, () => {
     // Each of these writes changes the forecast: a kept model reused after it would be stale.
     expect(after.forecast).not.toEqual(before.forecast);
     expect(after.reuse).toBe(name.includes("afresh") ? "model" : "none");
+  });
+
+  it("reads again after a write through another instance's own connections", async () => {
+    // Another instance: its own pool on PostgreSQL (PGlite has one connection: the same client).
+    const url = process.env.DATABASE_URL;
+    const other = url ? openPostgres(url, 2) : null;
+    try {
+      const before = await served(NOW);
+      await (other?.db ?? db).execute(sql`
+        UPDATE cash_items SET amount_due = amount_due - 7, ledger_updated_at = ${NOW}
+        WHERE id = (SELECT id FROM cash_items WHERE org_id = ${orgId} AND source = 'LEDGER_BILL'
+                      AND ledger_status = 'AUTHORISED' AND amount_due > 7 ORDER BY id LIMIT 1)`);
+      const after = await served(NOW);
+      expect(after.reuse).toBe("none");
+      expect(after.forecast).not.toEqual(before.forecast);
+      expect(after.forecast).toEqual((await full(NOW)).forecast);
+    } finally {
+      await other?.close();
+    }
   });
 
   it("moves the data epoch on every write to every table the forecast's kept books are read from", async () => {
