@@ -179,8 +179,8 @@ describe(`the demo organisation's cash and forecast (${testDriver})`, () => {
     // Each band is centred on the forecast closing. Each horizon's level adapts to its own hits
     // and misses, so on a given day a 13-week band can be narrower than the 1-week one (the
     // demo's is today, after its 1-week band widened on recent misses: 2 of 665 origins over
-    // three seeds' family backtests, 4 without provisional feedback); the spread it scales does
-    // grow with the horizon.
+    // three seeds' family backtests, 4 with the method before provisional feedback); the spread
+    // it scales does grow with the horizon.
     for (const w of after.body.weeks) {
       const low = Number(w.closingLow);
       const high = Number(w.closingHigh);

@@ -19,7 +19,7 @@ import type { ForecastWeek } from "./types.ts";
  *   the scores (Barber et al. 2023: the new point weighs 1; beyond the scores' weight, the
  *   largest score).
  * - Adaptive level: α_h starts at 0.2 and, each time the week h of an earlier origin ends, moves
- *   by ACI_STEP·(0.2 − miss), kept within [−1, 0.5]: a miss widens the next bands of that
+ *   by ACI_STEP·(0.2 − miss), kept within [−1, 0.7]: a miss widens the next bands of that
  *   horizon, a hit narrows them, so coverage at each horizon tracks 80% even when the errors
  *   drift. The band is centred on the forecast (no bias correction): a centre learned from past
  *   errors was a quarter stale at 13 weeks and missed when the bias turned.
@@ -56,11 +56,12 @@ export const RECENCY = 0.95;
 export const ACI_STEP = 0.1;
 
 /**
- * Bounds of the adapted miscoverage level α: at most 0.5, so a run of hits never narrows the band
- * below the scores' median (at α ≥ 1 ACI's band is empty); at least −1, so a run of misses that
- * pins the band at the largest score is undone by at most 75 hits.
+ * Bounds of the adapted miscoverage level α: at most 0.7, so a run of hits never narrows the band
+ * below the scores' 30th percentile (at α ≥ 1 ACI's band is empty; 0.5 held back the h − 1
+ * provisional hits of a long horizon, and 0.6–0.9 measured the same); at least −1, so a run of
+ * misses that pins the band at the largest score is undone by at most 75 hits.
  */
-const ALPHA_MAX = 0.5;
+const ALPHA_MAX = 0.7;
 const ALPHA_MIN = -1;
 
 /** Residuals per horizon (1–13), in origin order: index j is the j-th origin replayed. */
