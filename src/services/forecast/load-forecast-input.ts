@@ -259,11 +259,15 @@ async function readPayments(
     return cutoff === null || (d.updatedOn !== null && d.updatedOn > cutoff);
   });
   if (rebuilt.length === 0) return { paid: new Map(), credited: new Map() };
-  const ids = sql.join(
-    rebuilt.map((d) => sql`${d.externalId ?? ""}`),
-    sql`, `,
-  );
-  const only = cutoff === null ? sql`true` : sql`invoice_external_id IN (${ids})`;
+  // Every document's when there is no cutoff: no list to send.
+  const ids =
+    cutoff === null
+      ? null
+      : sql.join(
+          rebuilt.map((d) => sql`${d.externalId ?? ""}`),
+          sql`, `,
+        );
+  const only = ids === null ? sql`true` : sql`invoice_external_id IN (${ids})`;
   const paid = byDocument(
     rows<{ doc: string; date: string; amount: string }>(
       await db.execute(sql`
@@ -272,7 +276,7 @@ async function readPayments(
           AND status <> 'DELETED' AND ${only}`),
     ),
   );
-  const onlyAlloc = cutoff === null ? sql`true` : sql`a.invoice_external_id IN (${ids})`;
+  const onlyAlloc = ids === null ? sql`true` : sql`a.invoice_external_id IN (${ids})`;
   const credited = byDocument(
     rows<{ doc: string; date: string; amount: string }>(
       await db.execute(sql`
