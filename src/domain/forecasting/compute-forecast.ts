@@ -30,6 +30,7 @@ import {
   curveFor,
   fitCollectionCurves,
 } from "./collection-curve.ts";
+import { type CustomerTrend, fitCustomerTrend, trendFactor } from "./customer-trend.ts";
 import { dateOf, dayNumber, mondayOnOrBefore } from "./dates.ts";
 import { type CustomerModel, expectedOrdersByDay, fitCustomers, fitSuppliers } from "./hazard.ts";
 import { detectRecurring, projectRecurring, type RecurringStream } from "./recurring.ts";
@@ -108,6 +109,8 @@ export interface ForecastModel {
   season: number;
   /** What the seasonal ratio was measured on. */
   seasonEvidence: SeasonalEvidence;
+  /** The fitted customers' pooled order trend (customer-trend.ts). */
+  customerTrend: CustomerTrend;
   /** When customers pay, from their paid invoices. */
   collection: CollectionModel;
   /** When the business pays its suppliers' bills against their due date (the same model). */
@@ -176,6 +179,7 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
           order,
         );
   const curves = fitCollectionCurves(input.salesHistory, today, input.baseCurrency);
+  const customerTrend = fitCustomerTrend(customers, todayDay);
   // Expected sales invoiced on each coming day (cents, before the season): what variable
   // costs follow.
   const salesByDay = new Float64Array(Math.max(0, horizonEnd - todayDay) + 1);
@@ -186,6 +190,7 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
     for (const c of models) {
       if (days <= 0) continue;
       const byDay = expectedOrdersByDay(c, todayDay, days);
+      for (let j = 1; j <= days; j++) byDay[j] = (byDay[j] ?? 0) * trendFactor(customerTrend, j);
       for (let j = 1; j <= days; j++)
         salesByDay[j] = (salesByDay[j] ?? 0) + (byDay[j] ?? 0) * c.typicalOrder;
       const perWeek = collectByWeek(
@@ -262,6 +267,7 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
     weeklyBills: weekly(suppliers),
     season,
     seasonEvidence: seasonFit,
+    customerTrend,
     runRates,
     collection: fitCollection(input.salesHistory, today),
     billTiming: fitCollection(

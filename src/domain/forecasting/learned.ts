@@ -1,6 +1,7 @@
 import { centsToDecimal } from "./cents.ts";
 import { type CollectionCurve, CURVE_DAYS } from "./collection-curve.ts";
 import type { ForecastModel } from "./compute-forecast.ts";
+import type { CustomerTrend } from "./customer-trend.ts";
 import { dateOf } from "./dates.ts";
 import type { ForecastResult } from "./types.ts";
 import type { VariableCosts } from "./variable-costs.ts";
@@ -43,6 +44,18 @@ const variableCostsEntry = (v: VariableCosts): LearnedEntry => ({
   invoices: v.invoices,
   from: v.from,
   to: v.to,
+});
+
+const customerTrendEntry = (t: CustomerTrend): LearnedEntry => ({
+  contactId: null,
+  changePerYear: Math.round((Math.exp(t.logPerYear) - 1) * 1000) / 1000,
+  measuredChangePerYear: Math.round((Math.exp(t.rawLogPerYear) - 1) * 1000) / 1000,
+  ordersEarlier: t.earlier,
+  ordersLater: t.later,
+  customers: t.customers,
+  observations: t.earlier + t.later,
+  from: t.from === null ? null : dateOf(t.from),
+  to: t.to === null ? null : dateOf(t.to),
 });
 
 const median = (a: Int32Array) => (a.length === 0 ? null : (a[(a.length - 1) >> 1] ?? null));
@@ -145,5 +158,8 @@ export function learnedParameters(model: ForecastModel, result: ForecastResult):
         to: model.seasonEvidence.to === null ? null : dateOf(model.seasonEvidence.to),
       },
     ],
+    // Growth or decline within regular customers (customer-trend.ts): orders of the customers
+    // fitted today in the last half-year against the same half-year a year earlier.
+    customerTrend: [customerTrendEntry(model.customerTrend)],
   };
 }
