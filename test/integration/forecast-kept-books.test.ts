@@ -5,11 +5,18 @@ import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type Db, openPostgres } from "../../src/db/client.ts";
 import { readOrgDataEpoch } from "../../src/db/queries/data-epochs.ts";
+import { HISTORY_DAYS } from "../../src/domain/forecasting/books.ts";
+import { addDays } from "../../src/domain/forecasting/dates.ts";
 import { setCashOverride } from "../../src/services/cash-position/set-cash-override.ts";
 import { setAccountCategory } from "../../src/services/categories/categories.ts";
 import { seedDemo } from "../../src/services/demo/seed-demo.ts";
 import { forgetForecastInputs } from "../../src/services/forecast/fit-forecast-input.ts";
-import { loadCash, readBookRows } from "../../src/services/forecast/load-forecast-input.ts";
+import {
+  booksFromRows,
+  loadBooks,
+  loadCash,
+  readBookRows,
+} from "../../src/services/forecast/load-forecast-input.ts";
 import { addManualItem, removeManualItem } from "../../src/services/forecast/manual-items.ts";
 import { recomputeForecasts } from "../../src/services/forecast/recompute-forecasts.ts";
 import { readSnapshots } from "../../src/services/forecast/snapshot-detail.ts";
@@ -84,6 +91,53 @@ describe(`forecast books kept per data epoch (${testDriver})`, () => {
     expect(nextDay.forecast).toEqual(nextDayFull.forecast);
     // The next day's forecast is not the first one again (week 1 moved on).
     expect(nextDay.forecast).not.toEqual(cold.forecast);
+  });
+
+  it("gives, from the rows read for an earlier cutoff, the books a read for the later one gives", async () => {
+    // Row for row, not through the forecast: the engine looks back from its own date too, so a
+    // filter that kept a row too many (or the wrong payments) could leave the forecast unchanged
+    // here and change it on another ledger. Past cutoffs included: there documents changed after
+    // the cutoff are rebuilt from their payments and credits, which the live date seldom has.
+    const { included } = await loadCash(db, org, NOW);
+    const read = (cutoff: string) =>
+      readBookRows(db, org, { cutoff, includedBankAccounts: included });
+    const pairs: [string, string][] = [
+      ["2026-03-01", "2026-03-02"],
+      ["2026-03-01", "2026-06-15"],
+      ["2025-12-31", "2026-11-22"],
+      ["2026-11-21", "2026-11-22"],
+      ["2026-11-22", "2026-12-25"],
+    ];
+    // Cutoffs whose history window (HISTORY_DAYS) starts on a paid invoice's issue date and on
+    // a bank line's date: the rows on the window's edge.
+    const [edge] = rows<{ issued: string; banked: string }>(
+      await db.execute(sql`
+        SELECT (SELECT issue_date::text FROM cash_items WHERE org_id = ${orgId}
+                  AND source = 'LEDGER_INVOICE' AND ledger_status = 'PAID'
+                ORDER BY issue_date OFFSET 50 LIMIT 1) AS issued,
+               (SELECT date::text FROM bank_transactions WHERE org_id = ${orgId}
+                ORDER BY date OFFSET 50 LIMIT 1) AS banked`),
+    );
+    for (const day of [edge?.issued, edge?.banked]) {
+      const later = addDays(day ?? "", HISTORY_DAYS);
+      pairs.push([addDays(later, -1), later], [addDays(later, -30), addDays(later, 1)]);
+    }
+    for (const [earlier, later] of pairs) {
+      // The books of a read for `later` keep every row its SQL returned (the JavaScript filter
+      // passes all of them), and those from the earlier read are the same books.
+      const own = await read(later);
+      const fresh = booksFromRows(org, own, later);
+      expect(fresh.documents.map((d) => d.id)).toEqual(own.documents.map((d) => d.id));
+      expect(fresh.bankLines).toHaveLength(own.bank.length);
+      expect(fresh).toEqual(
+        await loadBooks(db, org, { cutoff: later, includedBankAccounts: included }),
+      );
+      expect(booksFromRows(org, await read(earlier), later), `${earlier} → ${later}`).toEqual(
+        fresh,
+      );
+    }
+    // And a cutoff before the rows' cannot be served from them.
+    expect(() => booksFromRows(org, { cutoff: "2026-11-22" } as never, "2026-11-21")).toThrow();
   });
 
   it("keeps the epoch, and so the model, through an import that changed nothing", async () => {

@@ -495,10 +495,13 @@ export const purchaseOrderLines = pgTable(
 
 /**
  * One row per organisation whose `epoch` grows with every statement that writes its listed
- * documents or contacts (`cash_items`, `credit_notes`, `purchase_orders`, `contacts`): triggers
- * in drizzle/0014_org_data_epoch_triggers.sql bump it in the writing transaction, whoever writes. A
- * list's count read at one epoch is the count of every snapshot at that epoch, so the list
- * verbs keep counts per epoch (src/services/lists/paging.ts). No row yet = epoch 0.
+ * documents or contacts (`cash_items`, `credit_notes`, `purchase_orders`, `contacts`:
+ * drizzle/0014_org_data_epoch_triggers.sql) or the other tables the forecast reads (`payments`,
+ * `credit_note_allocations`, `purchase_order_lines`, `bank_transactions`, `ledger_accounts`:
+ * drizzle/0029_forecast_data_epoch.sql); the triggers bump it in the writing transaction, whoever
+ * writes. A list's count read at one epoch is the count of every snapshot at that epoch, so the
+ * list verbs keep counts per epoch (src/services/lists/paging.ts), and the forecast keeps its
+ * books per epoch (docs/adr/0008-forecast-books-kept-per-data-epoch.md). No row yet = epoch 0.
  */
 export const orgDataEpochs = pgTable("org_data_epochs", {
   orgId: text("org_id").primaryKey(),

@@ -233,13 +233,16 @@ export interface LatenessSpread {
  * The past lateness values an open receivable `overdueDays` past due is spread over: the
  * customer's (or the organisation's) payments later than that, sorted, with the count of their
  * invoices at least this overdue that were never paid; the customer's own when they have
- * MIN_OWN_PAYMENTS paid or never-paid invoices and `ownLater` of them (default 1) this late,
- * or never paid one this late (values empty, every share unpaid).
+ * MIN_OWN_PAYMENTS paid or never-paid invoices and one of them this late (a customer who never
+ * paid one this late: values empty, every share unpaid), or, with `ownLater` above 1, that many
+ * paid this late (never-paid ones then do not count).
  * `undefined` without history, `null` when doubtful (nothing ever this late).
  *
  * `ownLater`: how many of the contact's own past values later than today their record needs to
  * decide alone. Open bills pass MIN_OWN_PAYMENTS (compute-forecast.ts): a supplier who paid one
- * bill of twelve late would otherwise have every overdue bill placed on that one day.
+ * bill of twelve late would otherwise have every overdue bill placed on that one day. A bill is
+ * owed, so its spread has no never-paid share: a supplier's unpaid bills cannot stand in for
+ * paid ones (counted, one unpaid bill kept every overdue bill of its supplier on its due date).
  */
 export function latenessSpread(
   model: CollectionModel,
@@ -256,8 +259,10 @@ export function latenessSpread(
     const values = own ? own.subarray(offset) : new Int32Array(0);
     const unpaid = countFrom(ownUnpaid, overdueDays);
     const weights = (contactId && model.weightsByContact.get(contactId)) || null;
-    if (values.length + unpaid >= ownLater || (values.length === 0 && unpaid > 0))
-      return { values, unpaid, own: true, weights, offset };
+    // With `ownLater` (a bill: owed, so never-paid ones are no share of its spread) only values
+    // paid this late count; a receivable's never-paid invoices decide too.
+    const decides = ownLater > 1 ? values.length >= ownLater : values.length + unpaid > 0;
+    if (decides) return { values, unpaid, own: true, weights, offset };
   }
   if (model.all.length === 0) return undefined;
   // Strictly later than today (conditionalMedian says why).

@@ -666,6 +666,33 @@ describe("open bills: paid as this business has paid its bills against their due
     );
   });
 
+  it("a supplier's bill left unpaid does not stand in for bills paid that late", () => {
+    // As above, but S's late bill was never paid: due 24 November, 107 days overdue today (an
+    // unpaid bill, UNPAID_AFTER_DAYS). None of S's bills was paid later than 2 days, so the
+    // organisation's bills paid that late decide (T's: 19 March, 26 March, 2 April), as for a
+    // supplier with no late bill. Counted as S's own record, it kept the bill on its due date, in
+    // week 1: a bill is owed, so its unpaid ones are no share of the spread and said nothing.
+    const bill = (contactId: string, due: string, days: number | null): RecurringHistoryEntry => ({
+      ...paidBill(due, addDays(due, days ?? 0)),
+      paidDate: days === null ? null : addDays(due, days),
+      contactId,
+    });
+    const r = computeForecast({
+      ...inputFor("BASE"),
+      openItems: [{ ...open, expectedDate: "2026-03-09", dueDate: "2026-03-09" }],
+      recurringHistory: [
+        ...Array.from({ length: 11 }, (_, i) => bill("S", addDays("2025-11-03", 7 * i), 0)),
+        bill("S", "2025-11-24", null),
+        bill("T", "2026-01-05", 10),
+        bill("T", "2026-01-12", 17),
+        bill("T", "2026-01-19", 24),
+      ],
+    });
+    const lines = r.lines.filter((l) => l.itemId === "billS");
+    expect(lines.map((l) => l.weekIndex)).toEqual([1, 2, 3]);
+    for (const l of lines) expect(l.note).toContain("of the organisation's past bills");
+  });
+
   it("a planned payment date is kept, and WORST keeps the due date", () => {
     expect(run("BASE", "2026-03-20").lines.find((l) => l.itemId === "billS")).toMatchObject({
       weekIndex: 1,
