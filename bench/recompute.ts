@@ -12,7 +12,9 @@
  *   the books rebuilt and the model refitted for the new date;
  * - `cold-next`: the next date with nothing kept, whose output `new-day` must equal;
  * - `sync`: the next date after a sync changed SYNC_DOCUMENTS open invoices (their amount due and
- *   change time, put back after), which moves the data epoch: everything is read again.
+ *   change time, put back after), which moves the data epoch: of the documents only the changed
+ *   ones are read again (by row version), the rest of the books whole, and the model refitted;
+ * - `sync-cold`: the same books with nothing kept, whose output `sync` must equal.
  *
  * Then, once per run, the steps of a new-day recompute alone, each timed in CPU: the starting
  * cash, reading the rows (`read`, what `new-day` skips), the books from the rows, the books as of
@@ -21,8 +23,8 @@
  * Per case: CPU time of this process (the machine is shared, and wall time is mostly waiting for
  * a core) and wall time; then the digest of what each recompute stored (payload and detail as
  * PostgreSQL prints them) and of what readers get back (`read`: each snapshot's payload and
- * detail as explain reads them, keys sorted). `same-day` must print `cold`'s digests and
- * `new-day` those of `cold-next`.
+ * detail as explain reads them, keys sorted). `same-day` must print `cold`'s digests,
+ * `new-day` those of `cold-next` and `sync` those of `sync-cold`.
  */
 import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
@@ -109,7 +111,7 @@ async function syncFewDocuments(): Promise<{ undo: () => Promise<void> }> {
   };
 }
 
-const CASES = ["cold", "same-day", "new-day", "cold-next", "sync"] as const;
+const CASES = ["cold", "same-day", "new-day", "cold-next", "sync", "sync-cold"] as const;
 const cpuMs = new Map<string, number[]>(CASES.map((c) => [c, []]));
 const wallMs = new Map<string, number[]>(CASES.map((c) => [c, []]));
 
@@ -176,6 +178,8 @@ for (let run = 0; run < RUNS; run++) {
   await timed("cold-next", NEXT_DAY);
   const sync = await syncFewDocuments();
   await timed("sync", NEXT_DAY);
+  forgetForecastInputs();
+  await timed("sync-cold", NEXT_DAY);
   await sync.undo();
   await steps();
 }

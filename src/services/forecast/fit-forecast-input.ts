@@ -15,6 +15,7 @@ import {
   type ForecastOrg,
   loadCash,
   readBookRows,
+  refreshBookRows,
 } from "./load-forecast-input.ts";
 
 /** What is kept of an organisation's last recompute, valid while its data epoch stands. */
@@ -31,8 +32,11 @@ interface Kept {
 
 const kept = boundedCache<string, Kept>("forecastBooks");
 
-/** How much of the kept books a recompute reused: none, the rows read, or the fitted model. */
-export type Reuse = "none" | "rows" | "model";
+/**
+ * How much of the kept books a recompute reused: none; the unchanged documents (`changed`: a
+ * write moved the epoch, only the documents it changed are read); all the rows; the model.
+ */
+export type Reuse = "none" | "changed" | "rows" | "model";
 
 /**
  * The engine's input and model for an organisation on `now`'s local date, with its starting
@@ -40,8 +44,9 @@ export type Reuse = "none" | "rows" | "model";
  * and the fitted model are kept per organisation (docs/adr/0008-forecast-books-kept-per-data-epoch.md):
  * while the organisation's data epoch stands, a recompute on the same local date reuses the
  * model, and one on a later date rebuilds the books from the rows already read (the rows of an
- * earlier cutoff hold those of a later one). The epoch is read before the rows: rows read at an
- * epoch are at least that new, and a write after it moves it. The answer is the one a fresh
+ * earlier cutoff hold those of a later one); once a write moved it, only the documents whose row
+ * version changed are read again (`refreshBookRows`) and the model is refitted. The epoch is read
+ * before the rows: rows read at an epoch are at least that new, and a write after it moves it. The answer is the one a fresh
  * load gives (test/integration/forecast-kept-books.test.ts checks it); this relies on the engine
  * never changing the input or model it is given, which the same test would see.
  */
@@ -60,15 +65,16 @@ export async function fitForecastInput(
   const today = localDate(now, org.timezone);
   const readWith = JSON.stringify([org.timezone, org.baseCurrency, included]);
   const last = kept.get(org.id);
-  const valid =
+  // Rows read through this client, with this zone, currency and accounts, for this date or an
+  // earlier one.
+  const usable =
     last !== undefined &&
     last.db === db &&
-    last.epoch === epoch &&
     last.readWith === readWith &&
     last.rows.cutoff !== null &&
     last.rows.cutoff <= today;
   const current = { now, startingCash: cash.effectiveStartingCash };
-  if (valid && last.fitted.today === today) {
+  if (usable && last.epoch === epoch && last.fitted.today === today) {
     return {
       input: { ...last.fitted.input, ...current },
       model: last.fitted.model,
@@ -76,13 +82,23 @@ export async function fitForecastInput(
       reuse: "model",
     };
   }
-  const rows = valid
-    ? last.rows
-    : await readBookRows(db, org, { cutoff: today, includedBankAccounts: included });
+  const read = { cutoff: today, includedBankAccounts: included };
+  let rows: BookRows;
+  let reuse: Reuse;
+  if (!usable) {
+    rows = await readBookRows(db, org, read);
+    reuse = "none";
+  } else if (last.epoch === epoch) {
+    rows = last.rows;
+    reuse = "rows";
+  } else {
+    rows = await refreshBookRows(db, org, last.rows, read);
+    reuse = "changed";
+  }
   const input = booksAsOf(booksFromRows(org, rows, today), today, cash.effectiveStartingCash, now);
   const model = buildForecastModel(input);
   kept.set(org.id, { db, epoch, readWith, rows, fitted: { today, input, model } });
-  return { input, model, cash, reuse: valid ? "rows" : "none" };
+  return { input, model, cash, reuse };
 }
 
 /** Drops every kept book (tests and the bench measure a recompute from nothing). */

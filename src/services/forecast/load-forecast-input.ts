@@ -81,6 +81,8 @@ interface DocumentRow {
   currencyRate: string | null;
   paidDate: string | null;
   updatedOn: string | null;
+  /** The row's version (`xmin`): see `documentColumns`. */
+  version: string;
 }
 
 /** A manual or pipeline item as read. */
@@ -159,49 +161,40 @@ function byDocument(list: readonly { doc: string; date: string; amount: string }
   return out;
 }
 
+/** Which documents a read for `cutoff` takes (SQL; `inBooks` is the same in JavaScript). */
+function documentFilter(tz: string, cutoff: string | null): SQL {
+  if (cutoff === null) return sql`true`;
+  const since = addDays(cutoff, -HISTORY_DAYS);
+  // The local date of the last change, compared in SQL with the cutoff.
+  return sql`(ledger_status IN ('AUTHORISED', 'SUBMITTED') OR issue_date IS NULL
+             OR issue_date >= ${since}::date
+             OR (ledger_updated_at AT TIME ZONE ${tz})::date > ${cutoff}::date)`;
+}
+
 /**
- * The rows of an organisation's books (domain/forecasting/books.ts). `cutoff` set (the live
- * path): only what can matter on or after it is read: documents open now, changed after it, or
- * within the history window; payments only of documents changed after it. `cutoff` null (the
- * backtest): everything.
+ * The documents' columns as `DocumentRow` has them. `version` is the row version PostgreSQL
+ * gives every row (`xmin`, the writing transaction): an update writes a new one, so a kept row
+ * whose version is still the table's is the row as it is now (`refreshBookRows`, ADR 0008).
  */
-export async function readBookRows(
+const documentColumns = (tz: string) => sql`
+  id, external_id AS "externalId", source, ledger_status AS status,
+  invoice_number AS number, contact_external_id AS "contactId",
+  contact_name AS "contactName", category,
+  issue_date::text AS "issueDate", due_date::text AS "dueDate",
+  expected_date::text AS "expectedDate", amount::text AS total,
+  amount_due::text AS "amountDue", currency, currency_rate::text AS "currencyRate",
+  actual_date::text AS "paidDate",
+  ${localDayOf(sql`ledger_updated_at`, tz)} AS "updatedOn", xmin::text AS version`;
+
+/** Everything of the books but the documents and their payments (all read whole each time). */
+async function readOtherRows(
   db: DbOrTx,
   org: ForecastOrg,
   input: { cutoff: string | null; includedBankAccounts: readonly string[] },
-): Promise<BookRows> {
+): Promise<Omit<BookRows, "cutoff" | "documents" | "paid" | "credited">> {
   const orgId = org.id;
   const tz = org.timezone;
-  const cutoff = input.cutoff;
-  const since = cutoff === null ? null : addDays(cutoff, -HISTORY_DAYS);
-  // The local date of the last change, compared in SQL with the cutoff.
-  const changedAfter =
-    cutoff === null
-      ? sql`true`
-      : sql`(ledger_updated_at AT TIME ZONE ${tz})::date > ${cutoff}::date`;
-  const docFilter =
-    since === null
-      ? sql`true`
-      : sql`(ledger_status IN ('AUTHORISED', 'SUBMITTED') OR issue_date IS NULL
-             OR issue_date >= ${since}::date OR ${changedAfter})`;
-
-  // The queries below depend on nothing read here: issued together, PostgreSQL runs the small
-  // ones (on other pooled connections) while this process decodes the documents (a transaction or
-  // PGlite runs them one after another, as before).
-  const accountsRead = loadAccounts(db, orgId);
-  const docsRead = db.execute(sql`
-      SELECT id, external_id AS "externalId", source, ledger_status AS status,
-             invoice_number AS number, contact_external_id AS "contactId",
-             contact_name AS "contactName", category,
-             issue_date::text AS "issueDate", due_date::text AS "dueDate",
-             expected_date::text AS "expectedDate", amount::text AS total,
-             amount_due::text AS "amountDue", currency, currency_rate::text AS "currencyRate",
-             actual_date::text AS "paidDate",
-             ${localDayOf(sql`ledger_updated_at`, tz)} AS "updatedOn"
-      FROM cash_items
-      WHERE org_id = ${orgId} AND source IN ('LEDGER_INVOICE', 'LEDGER_BILL') AND ${docFilter}
-      ORDER BY ${LEDGER_ORDER}`);
-  const ordersRead = readPurchaseOrders(db, org);
+  const since = input.cutoff === null ? null : addDays(input.cutoff, -HISTORY_DAYS);
   const manualRead = db.execute(sql`
       SELECT id, source, amount::text AS amount, currency, currency_rate::text AS "currencyRate",
              expected_date::text AS "expectedDate", due_date::text AS "dueDate",
@@ -231,52 +224,62 @@ export async function readBookRows(
              ${localDayOf(sql`ledger_updated_at`, tz)} AS "updatedOn"
       FROM contacts WHERE org_id = ${orgId} AND is_customer
       ORDER BY external_id COLLATE "C"`);
-  // Accounts the owner took out of burn (Settings → Account categories): read as they are now.
-  const excludedRead = accountsExcludedFromBurn(db, orgId);
   // Awaited together: a query that fails leaves none of the others unobserved.
-  const [accounts, docResult, orders, manualResult, bankResult, customerResult, excludedFromBurn] =
+  const [accounts, orders, manualResult, bankResult, customerResult, excludedFromBurn] =
     await Promise.all([
-      accountsRead,
-      docsRead,
-      ordersRead,
+      loadAccounts(db, orgId),
+      readPurchaseOrders(db, org),
       manualRead,
       bankRead,
       customersRead,
-      excludedRead,
+      // Accounts the owner took out of burn (Settings → Account categories), as they are now.
+      accountsExcludedFromBurn(db, orgId),
     ]);
+  return {
+    accounts,
+    orders,
+    manual: rows<ManualRow>(manualResult),
+    bank: bankResult === null ? [] : rows<BankRow>(bankResult),
+    customers: rows<BookCustomer>(customerResult),
+    excludedFromBurn,
+  };
+}
 
-  const documents = rows<DocumentRow>(docResult);
-  let paid: DatedAmounts = new Map();
-  let credited: DatedAmounts = new Map();
+/**
+ * The payments and credit allocations of the documents changed after `cutoff` (their state
+ * then is rebuilt from them); of every document when it is null.
+ */
+async function readPayments(
+  db: DbOrTx,
+  orgId: string,
+  documents: readonly DocumentRow[],
+  cutoff: string | null,
+): Promise<{ paid: DatedAmounts; credited: DatedAmounts }> {
   const rebuilt = documents.filter((d) => {
     return cutoff === null || (d.updatedOn !== null && d.updatedOn > cutoff);
   });
-  if (rebuilt.length > 0) {
-    const only =
-      cutoff === null
-        ? sql`true`
-        : sql`invoice_external_id IN (${sql.join(
-            rebuilt.map((d) => sql`${d.externalId ?? ""}`),
-            sql`, `,
-          )})`;
-    paid = byDocument(
-      rows<{ doc: string; date: string; amount: string }>(
-        await db.execute(sql`
+  if (rebuilt.length === 0) return { paid: new Map(), credited: new Map() };
+  // Every document's when there is no cutoff: no list to send.
+  const ids =
+    cutoff === null
+      ? null
+      : sql.join(
+          rebuilt.map((d) => sql`${d.externalId ?? ""}`),
+          sql`, `,
+        );
+  const only = ids === null ? sql`true` : sql`invoice_external_id IN (${ids})`;
+  const paid = byDocument(
+    rows<{ doc: string; date: string; amount: string }>(
+      await db.execute(sql`
         SELECT invoice_external_id AS doc, date::text AS date, amount::text AS amount
         FROM payments WHERE org_id = ${orgId} AND invoice_external_id IS NOT NULL
           AND status <> 'DELETED' AND ${only}`),
-      ),
-    );
-    const onlyAlloc =
-      cutoff === null
-        ? sql`true`
-        : sql`a.invoice_external_id IN (${sql.join(
-            rebuilt.map((d) => sql`${d.externalId ?? ""}`),
-            sql`, `,
-          )})`;
-    credited = byDocument(
-      rows<{ doc: string; date: string; amount: string }>(
-        await db.execute(sql`
+    ),
+  );
+  const onlyAlloc = ids === null ? sql`true` : sql`a.invoice_external_id IN (${ids})`;
+  const credited = byDocument(
+    rows<{ doc: string; date: string; amount: string }>(
+      await db.execute(sql`
         SELECT a.invoice_external_id AS doc, COALESCE(a.date, cn.issue_date)::text AS date,
                a.amount::text AS amount
         FROM credit_note_allocations a
@@ -284,21 +287,86 @@ export async function readBookRows(
         WHERE a.org_id = ${orgId} AND a.invoice_external_id IS NOT NULL
           AND cn.ledger_status IN ('AUTHORISED', 'PAID')
           AND COALESCE(a.date, cn.issue_date) IS NOT NULL AND ${onlyAlloc}`),
-      ),
-    );
+    ),
+  );
+  return { paid, credited };
+}
+
+/**
+ * The rows of an organisation's books (domain/forecasting/books.ts). `cutoff` set (the live
+ * path): only what can matter on or after it is read: documents open now, changed after it, or
+ * within the history window; payments only of documents changed after it. `cutoff` null (the
+ * backtest): everything.
+ */
+export async function readBookRows(
+  db: DbOrTx,
+  org: ForecastOrg,
+  input: { cutoff: string | null; includedBankAccounts: readonly string[] },
+): Promise<BookRows> {
+  // The queries depend on nothing read here: issued together, PostgreSQL runs the small ones (on
+  // other pooled connections) while this process decodes the documents (a transaction or PGlite
+  // runs them one after another, as before).
+  const [others, docResult] = await Promise.all([
+    readOtherRows(db, org, input),
+    db.execute(sql`
+      SELECT ${documentColumns(org.timezone)} FROM cash_items
+      WHERE org_id = ${org.id} AND source IN ('LEDGER_INVOICE', 'LEDGER_BILL')
+        AND ${documentFilter(org.timezone, input.cutoff)}
+      ORDER BY ${LEDGER_ORDER}`),
+  ]);
+  const documents = rows<DocumentRow>(docResult);
+  const payments = await readPayments(db, org.id, documents, input.cutoff);
+  return { cutoff: input.cutoff, documents, ...others, ...payments };
+}
+
+/**
+ * The rows `readBookRows` would return for `cutoff` (not earlier than `kept.cutoff`), reading of
+ * the documents only those whose row version is not the kept one: the ids and versions of the
+ * documents a read for `cutoff` takes, then the changed and new ones whole. A few changed
+ * documents (a sync) cost a fraction of reading all of them (ADR 0008). The other rows and the
+ * payments of documents changed after the cutoff are read whole, as they are small.
+ */
+export async function refreshBookRows(
+  db: DbOrTx,
+  org: ForecastOrg,
+  kept: BookRows,
+  input: { cutoff: string; includedBankAccounts: readonly string[] },
+): Promise<BookRows> {
+  const [others, current] = await Promise.all([
+    readOtherRows(db, org, input),
+    db.execute(sql`
+      SELECT id, xmin::text AS version FROM cash_items
+      WHERE org_id = ${org.id} AND source IN ('LEDGER_INVOICE', 'LEDGER_BILL')
+        AND ${documentFilter(org.timezone, input.cutoff)}
+      ORDER BY ${LEDGER_ORDER}`),
+  ]);
+  const keptById = new Map(kept.documents.map((d) => [d.id, d]));
+  const list = rows<{ id: string; version: string }>(current);
+  const unchanged = (d: { id: string; version: string }) =>
+    keptById.get(d.id)?.version === d.version;
+  const stale = list.filter((d) => !unchanged(d)).map((d) => d.id);
+  const fresh = new Map<string, DocumentRow>();
+  if (stale.length > 0) {
+    for (const d of rows<DocumentRow>(
+      await db.execute(sql`
+        SELECT ${documentColumns(org.timezone)} FROM cash_items
+        WHERE org_id = ${org.id} AND id IN (${sql.join(
+          stale.map((id) => sql`${id}`),
+          sql`, `,
+        )})`),
+    )) {
+      fresh.set(d.id, d);
+    }
   }
-  return {
-    cutoff,
-    accounts,
-    documents,
-    orders,
-    manual: rows<ManualRow>(manualResult),
-    bank: bankResult === null ? [] : rows<BankRow>(bankResult),
-    customers: rows<BookCustomer>(customerResult),
-    excludedFromBurn,
-    paid,
-    credited,
-  };
+  // In the order of the current read; a document changed or deleted since it is left to the next
+  // recompute (the epoch has moved again).
+  const documents: DocumentRow[] = [];
+  for (const current of list) {
+    const d = unchanged(current) ? keptById.get(current.id) : fresh.get(current.id);
+    if (d) documents.push(d);
+  }
+  const payments = await readPayments(db, org.id, documents, input.cutoff);
+  return { cutoff: input.cutoff, documents, ...others, ...payments };
 }
 
 /**
