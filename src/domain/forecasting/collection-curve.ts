@@ -95,7 +95,11 @@ export function fitCollectionCurves(
 ): CollectionCurves {
   const todayDay = dayNumber(today);
   const org = emptyTally();
-  const mine = new Map<string, Tally>();
+  // Each customer's invoices that teach the curve, as indices into `history`; their tallies are
+  // made one at a time in one reused tally (a tally per customer is two arrays each).
+  const mine = new Map<string, number[]>();
+  const ages = new Int32Array(history.length);
+  const delays = new Float64Array(history.length);
   const days = salesDays(history);
   const totals = salesCents(history, baseCurrency);
   for (let i = 0; i < history.length; i++) {
@@ -108,12 +112,11 @@ export function fitCollectionCurves(
     const cents = totals[i] ?? 0;
     if (cents <= 0) continue;
     tally(org, cents, age, delay, e.issueDate);
-    let t = mine.get(e.contactId);
-    if (!t) {
-      t = emptyTally();
-      mine.set(e.contactId, t);
-    }
-    tally(t, 1, age, delay, e.issueDate);
+    ages[i] = age;
+    delays[i] = delay;
+    const list = mine.get(e.contactId);
+    if (list) list.push(i);
+    else mine.set(e.contactId, [i]);
   }
   settle(org);
   const orgCurve = new Float64Array(CURVE_DAYS + 1);
@@ -129,7 +132,15 @@ export function fitCollectionCurves(
     to: org.to,
   };
   const byCustomer = new Map<string, CollectionCurve>();
-  for (const [contactId, t] of mine) {
+  const t = emptyTally();
+  for (const [contactId, invoices] of mine) {
+    t.paid.fill(0);
+    t.seen.fill(0);
+    t.n = 0;
+    t.from = null;
+    t.to = null;
+    for (const i of invoices)
+      tally(t, 1, ages[i] ?? 0, delays[i] ?? 0, (history[i] as SalesHistoryEntry).issueDate);
     settle(t);
     const c = new Float64Array(CURVE_DAYS + 1);
     for (let k = 0; k <= CURVE_DAYS; k++) {

@@ -187,10 +187,14 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
   const collected = (models: readonly CustomerModel[]) => {
     const out = new Map<string, Float64Array>();
     const days = horizonEnd - todayDay;
+    // The same factor of each day for every customer: computed once, not once per customer.
+    const trend = Float64Array.from({ length: Math.max(0, days) + 1 }, (_, j) =>
+      trendFactor(customerTrend, j),
+    );
     for (const c of models) {
       if (days <= 0) continue;
       const byDay = expectedOrdersByDay(c, todayDay, days);
-      for (let j = 1; j <= days; j++) byDay[j] = (byDay[j] ?? 0) * trendFactor(customerTrend, j);
+      for (let j = 1; j <= days; j++) byDay[j] = (byDay[j] ?? 0) * (trend[j] ?? 1);
       for (let j = 1; j <= days; j++)
         salesByDay[j] = (salesByDay[j] ?? 0) + (byDay[j] ?? 0) * c.typicalOrder;
       const perWeek = collectByWeek(
