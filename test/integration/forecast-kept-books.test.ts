@@ -16,10 +16,12 @@ import {
   loadBooks,
   loadCash,
   readBookRows,
+  refreshBookRows,
 } from "../../src/services/forecast/load-forecast-input.ts";
 import { addManualItem, removeManualItem } from "../../src/services/forecast/manual-items.ts";
 import { recomputeForecasts } from "../../src/services/forecast/recompute-forecasts.ts";
 import { readSnapshots } from "../../src/services/forecast/snapshot-detail.ts";
+import { createOrganisation } from "../../src/services/orgs/create-organisation.ts";
 import { importLedgerFolder } from "../../src/services/sync/import-ledger.ts";
 import { getTestDatabase, testDriver } from "../helpers/test-db.ts";
 
@@ -348,4 +350,39 @@ describe(`forecast books kept per data epoch (${testDriver})`, () => {
       expect(await readOrgDataEpoch(db, orgId), table).toBeGreaterThan(epoch);
     }
   });
+  it("reads again the documents of a write that changed more than a statement's 65,535 parameters", async () => {
+    // An organisation of 70,000 open invoices (copies of one of the seeded books'), all changed
+    // by one write after they were kept (a bulk update, a full re-import): every one is read
+    // again, more ids than one statement can carry as parameters.
+    const many = await createOrganisation(db, { name: `Kept books, many ${Math.random()}` }, NOW);
+    const columns = rows<{ name: string }>(
+      await db.execute(sql`
+        SELECT column_name AS name FROM information_schema.columns
+        WHERE table_name = 'cash_items' AND is_generated = 'NEVER' ORDER BY ordinal_position`),
+    ).map((c) => c.name);
+    const copy: Record<string, string> = {
+      id: "'ci_many_' || g",
+      org_id: `'${many.id}'`,
+      external_id: "'many-' || g",
+    };
+    await db.execute(sql`
+      INSERT INTO cash_items (${sql.raw(columns.map((c) => `"${c}"`).join(", "))})
+      SELECT ${sql.raw(columns.map((c) => copy[c] ?? `c."${c}"`).join(", "))}
+      FROM cash_items c, generate_series(1, 70000) g
+      WHERE c.id = (SELECT id FROM cash_items WHERE org_id = ${orgId} AND source = 'LEDGER_INVOICE'
+                      AND ledger_status = 'AUTHORISED' ORDER BY id LIMIT 1)`);
+    const manyOrg = { ...org, id: many.id };
+    const read = { cutoff: "2026-11-22", includedBankAccounts: [] };
+    const kept = await readBookRows(db, manyOrg, read);
+    expect(kept.documents).toHaveLength(70_000);
+    await db.execute(
+      sql`UPDATE cash_items SET amount_due = amount_due - 1 WHERE org_id = ${many.id}`,
+    );
+    const refreshed = await refreshBookRows(db, manyOrg, kept, read);
+    const again = await readBookRows(db, manyOrg, read);
+    // Compared by the columns a write changes (whole rows: seconds of deep comparison).
+    const seen = (r: typeof kept) => r.documents.map((d) => `${d.id} ${d.version} ${d.amountDue}`);
+    expect(seen(refreshed)).toEqual(seen(again));
+    expect(seen(refreshed)).not.toEqual(seen(kept));
+  }, 120_000);
 });

@@ -319,6 +319,9 @@ export async function readBookRows(
   return { cutoff: input.cutoff, documents, ...others, ...payments };
 }
 
+/** Changed documents read again per statement (refreshBookRows). */
+const STALE_BATCH = 10_000;
+
 /**
  * The rows `readBookRows` would return for `cutoff` (not earlier than `kept.cutoff`), reading of
  * the documents only those whose row version is not the kept one: the ids and versions of the
@@ -346,12 +349,13 @@ export async function refreshBookRows(
     keptById.get(d.id)?.version === d.version;
   const stale = list.filter((d) => !unchanged(d)).map((d) => d.id);
   const fresh = new Map<string, DocumentRow>();
-  if (stale.length > 0) {
+  // In batches: a statement takes at most 65,535 parameters, and a bulk write can change more.
+  for (let from = 0; from < stale.length; from += STALE_BATCH) {
     for (const d of rows<DocumentRow>(
       await db.execute(sql`
         SELECT ${documentColumns(org.timezone)} FROM cash_items
         WHERE org_id = ${org.id} AND id IN (${sql.join(
-          stale.map((id) => sql`${id}`),
+          stale.slice(from, from + STALE_BATCH).map((id) => sql`${id}`),
           sql`, `,
         )})`),
     )) {
