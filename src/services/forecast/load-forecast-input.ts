@@ -63,43 +63,47 @@ const norm = (text: string | null) => {
 };
 
 /** A document as the loader reads it (the rows `Books.documents` are made from). */
-interface DocumentRow {
-  id: string;
+type DocumentRow = Pick<
+  BookDocument,
+  | "id"
+  | "contactId"
+  | "contactName"
+  | "issueDate"
+  | "dueDate"
+  | "expectedDate"
+  | "total"
+  | "amountDue"
+  | "currency"
+  | "currencyRate"
+  | "paidDate"
+  | "updatedOn"
+> & {
   externalId: string | null;
   source: string;
   status: string | null;
   number: string | null;
-  contactId: string | null;
-  contactName: string | null;
   category: string | null;
-  issueDate: string | null;
-  dueDate: string | null;
-  expectedDate: string;
-  total: string;
-  amountDue: string | null;
-  currency: string;
-  currencyRate: string | null;
-  paidDate: string | null;
-  updatedOn: string | null;
   /** The row's version (`xmin`): see `documentColumns`. */
   version: string;
-}
+};
 
 /** A manual or pipeline item as read. */
-interface ManualRow {
-  id: string;
+type ManualRow = Pick<
+  BookManualItem,
+  | "id"
+  | "amount"
+  | "currency"
+  | "currencyRate"
+  | "expectedDate"
+  | "dueDate"
+  | "issueDate"
+  | "contactId"
+  | "probability"
+  | "enteredOn"
+> & {
   source: "MANUAL" | "PIPELINE";
-  amount: string;
-  currency: string;
-  currencyRate: string | null;
-  expectedDate: string;
-  dueDate: string | null;
-  issueDate: string | null;
-  contactId: string | null;
   category: string | null;
-  probability: string | null;
-  enteredOn: string;
-}
+};
 
 /** A spend or receive money line of an included bank account, as read. */
 interface BankRow {
