@@ -384,5 +384,15 @@ describe(`forecast books kept per data epoch (${testDriver})`, () => {
     const seen = (r: typeof kept) => r.documents.map((d) => `${d.id} ${d.version} ${d.amountDue}`);
     expect(seen(refreshed)).toEqual(seen(again));
     expect(seen(refreshed)).not.toEqual(seen(kept));
+    // A cutoff long past (a clock set back) rebuilds every document from its payments: their
+    // 70,000 ids go to the payment and allocation reads.
+    const early = await readBookRows(db, manyOrg, {
+      cutoff: "2000-01-03",
+      includedBankAccounts: [],
+    });
+    expect(early.documents).toHaveLength(70_000);
+    expect(early.documents.every((d) => d.updatedOn !== null && d.updatedOn > "2000-01-03")).toBe(
+      true,
+    );
   }, 120_000);
 });

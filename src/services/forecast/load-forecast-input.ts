@@ -263,15 +263,11 @@ async function readPayments(
     return cutoff === null || (d.updatedOn !== null && d.updatedOn > cutoff);
   });
   if (rebuilt.length === 0) return { paid: new Map(), credited: new Map() };
-  // Every document's when there is no cutoff: no list to send.
-  const ids =
-    cutoff === null
-      ? null
-      : sql.join(
-          rebuilt.map((d) => sql`${d.externalId ?? ""}`),
-          sql`, `,
-        );
-  const only = ids === null ? sql`true` : sql`invoice_external_id IN (${ids})`;
+  // Every document's when there is no cutoff: no list to send. The list goes as one array
+  // parameter: a statement takes at most 65,535 parameters, and a cutoff long past can take
+  // every document.
+  const ids = sql.param(rebuilt.map((d) => d.externalId ?? ""));
+  const only = cutoff === null ? sql`true` : sql`invoice_external_id = ANY(${ids}::text[])`;
   const paid = byDocument(
     rows<{ doc: string; date: string; amount: string }>(
       await db.execute(sql`
@@ -280,7 +276,7 @@ async function readPayments(
           AND status <> 'DELETED' AND ${only}`),
     ),
   );
-  const onlyAlloc = ids === null ? sql`true` : sql`a.invoice_external_id IN (${ids})`;
+  const onlyAlloc = cutoff === null ? sql`true` : sql`a.invoice_external_id = ANY(${ids}::text[])`;
   const credited = byDocument(
     rows<{ doc: string; date: string; amount: string }>(
       await db.execute(sql`
@@ -323,9 +319,6 @@ export async function readBookRows(
   return { cutoff: input.cutoff, documents, ...others, ...payments };
 }
 
-/** Changed documents read again per statement (refreshBookRows). */
-const STALE_BATCH = 10_000;
-
 /**
  * The rows `readBookRows` would return for `cutoff` (not earlier than `kept.cutoff`), reading of
  * the documents only those whose row version is not the kept one: the ids and versions of the
@@ -352,20 +345,15 @@ export async function refreshBookRows(
   const unchanged = (d: { id: string; version: string }) =>
     keptById.get(d.id)?.version === d.version;
   const stale = list.filter((d) => !unchanged(d)).map((d) => d.id);
-  const fresh = new Map<string, DocumentRow>();
-  // In batches: a statement takes at most 65,535 parameters, and a bulk write can change more.
-  for (let from = 0; from < stale.length; from += STALE_BATCH) {
-    for (const d of rows<DocumentRow>(
+  // One array parameter: a statement takes at most 65,535 parameters, and a bulk write can
+  // change more documents.
+  const fresh = new Map(
+    rows<DocumentRow>(
       await db.execute(sql`
         SELECT ${documentColumns(org.timezone)} FROM cash_items
-        WHERE org_id = ${org.id} AND id IN (${sql.join(
-          stale.slice(from, from + STALE_BATCH).map((id) => sql`${id}`),
-          sql`, `,
-        )})`),
-    )) {
-      fresh.set(d.id, d);
-    }
-  }
+        WHERE org_id = ${org.id} AND id = ANY(${sql.param(stale)}::text[])`),
+    ).map((d) => [d.id, d]),
+  );
   // In the order of the current read; a document changed or deleted since it is left to the next
   // recompute (the epoch has moved again).
   const documents: DocumentRow[] = [];
