@@ -53,10 +53,14 @@ export const CACHES = {
    * for a cutoff, and the engine's input and model for one local date. Invalidated: each entry
    * is kept with the organisation's data epoch it was read at (moved by triggers on every table
    * the loader reads, drizzle/0029) and answers only a recompute that read the same epoch, so
-   * a write by any instance makes every instance read again (ADR 0008). The 100,000-invoice
-   * bench organisation's entry holds about 130 MB of heap, hence the small bound.
+   * a write by any instance makes every instance read again (ADR 0008). Bounded by size, not
+   * count: an entry weighs the rows it holds (documents, orders, manual items, bank lines), and
+   * the 100,000-invoice bench organisation's ~122,000 rows hold about 130 MB of heap, so the
+   * bound keeps about 520 MB at most: four organisations of that size, or hundreds of small
+   * ones (the daily job reuses each one's rows). An organisation of more rows than the bound is
+   * not kept.
    */
-  forecastBooks: 4,
+  forecastBooks: 500_000,
   /**
    * `Intl.DateTimeFormat`s, per zone, for each constant set of format options (zonedFormat).
    * Never invalidated: a formatter for a zone and options never changes.
@@ -75,4 +79,17 @@ export function boundedCache<K extends {}, V extends {}>(
   max: number = CACHES[name],
 ): LRUCache<K, V> {
   return new LRUCache<K, V>({ max });
+}
+
+/**
+ * A new LRU cache whose entries together weigh at most `CACHES[name]` by `weigh` (a positive
+ * whole number); the least recently used go first, and an entry heavier than the bound is not
+ * kept. `max` overrides the bound (tests).
+ */
+export function weighedCache<K extends {}, V extends {}>(
+  name: CacheName,
+  weigh: (value: V) => number,
+  max: number = CACHES[name],
+): LRUCache<K, V> {
+  return new LRUCache<K, V>({ maxSize: max, sizeCalculation: weigh });
 }

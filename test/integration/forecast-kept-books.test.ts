@@ -95,6 +95,20 @@ describe(`forecast books kept per data epoch (${testDriver})`, () => {
     expect(nextDay.forecast).not.toEqual(cold.forecast);
   });
 
+  it("keeps books by their size, not their count: many small organisations beside a larger one", async () => {
+    await full(NOW);
+    // Six organisations recomputed after it (a count bound of 4 dropped it): each weighs a row.
+    for (let i = 0; i < 6; i++) {
+      const small = await createOrganisation(
+        db,
+        { name: `Kept books, small ${i} ${Math.random()}` },
+        NOW,
+      );
+      expect((await recomputeForecasts(db, { orgId: small.id, now: NOW })).reuse).toBe("none");
+    }
+    expect((await served(LATER)).reuse).toBe("model");
+  });
+
   it("gives, from the rows read for an earlier cutoff, the books a read for the later one gives", async () => {
     // Row for row, not through the forecast: the engine looks back from its own date too, so a
     // filter that kept a row too many (or the wrong payments) could leave the forecast unchanged

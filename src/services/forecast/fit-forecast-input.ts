@@ -1,4 +1,4 @@
-import { boundedCache } from "../../cache.ts";
+import { weighedCache } from "../../cache.ts";
 import type { DbOrTx } from "../../db/client.ts";
 import { readOrgDataEpoch } from "../../db/queries/data-epochs.ts";
 import { booksAsOf } from "../../domain/forecasting/books.ts";
@@ -30,7 +30,11 @@ interface Kept {
   fitted: { today: string; input: Omit<ForecastInput, "scenario">; model: ForecastModel };
 }
 
-const kept = boundedCache<string, Kept>("forecastBooks");
+/** An entry's weight: the rows it holds (CACHES.forecastBooks), at least 1. */
+const weight = ({ rows }: Kept) =>
+  1 + rows.documents.length + rows.orders.length + rows.manual.length + rows.bank.length;
+
+const kept = weighedCache<string, Kept>("forecastBooks", weight);
 
 /**
  * How much of the kept books a recompute reused: none; the unchanged documents (`changed`: a
