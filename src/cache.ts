@@ -55,8 +55,8 @@ export const CACHES = {
    * the loader reads, drizzle/0029) and answers only a recompute that read the same epoch, so
    * a write by any instance makes every instance read again (ADR 0008). Bounded by size, not
    * count: an entry weighs the rows it holds (documents, orders, manual items, bank lines), and
-   * the 100,000-invoice bench organisation's ~122,000 rows hold about 130 MB of heap, so the
-   * bound keeps about 520 MB at most: four organisations of that size, or hundreds of small
+   * the 100,000-invoice bench organisation's ~130,000 rows hold about 130 MB of heap, so the
+   * bound keeps about 500 MB at most: three organisations of that size, or hundreds of small
    * ones (the daily job reuses each one's rows). An organisation of more rows than the bound is
    * not kept.
    */
