@@ -461,22 +461,24 @@ interface SupplierBills {
 }
 
 /** A purchase order as read for the forecast (before its bill is matched). */
-interface PurchaseOrderRow {
-  id: string;
-  status: string;
+type PurchaseOrderRow = Pick<
+  BookPurchaseOrder,
+  | "id"
+  | "status"
+  | "total"
+  | "currency"
+  | "currencyRate"
+  | "issueDate"
+  | "deliveryDate"
+  | "expectedArrivalDate"
+  | "contactId"
+  | "updatedOn"
+> & {
   number: string | null;
   reference: string | null;
-  total: string;
-  currency: string;
-  currencyRate: string | null;
-  issueDate: string | null;
-  deliveryDate: string | null;
-  expectedArrivalDate: string | null;
-  contactId: string | null;
   suppressedReason: string | null;
-  updatedOn: string | null;
   accountCode: string | null;
-}
+};
 
 /** The open and billed purchase orders, with the account of their largest line. */
 async function readPurchaseOrders(db: DbOrTx, org: ForecastOrg): Promise<PurchaseOrderRow[]> {
