@@ -1,5 +1,5 @@
 import { eq, sql } from "drizzle-orm";
-import type { DbOrTx } from "../client.ts";
+import type { DbOrTx, Tx } from "../client.ts";
 import { orgDataEpochs } from "../schema/index.ts";
 import { UNNAMED_STATEMENT } from "./prepared.ts";
 
@@ -34,4 +34,22 @@ export async function bumpOrgDataEpoch(tx: DbOrTx, orgId: string): Promise<void>
   await tx.execute(sql`
     INSERT INTO org_data_epochs AS e (org_id, epoch) VALUES (${orgId}, 1)
     ON CONFLICT (org_id) DO UPDATE SET epoch = e.epoch + 1`);
+}
+
+/**
+ * Runs `write` in a transaction that bumps the organisation's data epoch first. Every writer of
+ * rows the epoch guards (the lists' counts, the forecast's kept books) outside an import goes
+ * through here: an import in progress holds the epoch row until it commits, so the writer waits
+ * there before it locks a row the import may still write; the other order deadlocks with the
+ * import (drizzle/0014_org_data_epoch_triggers.sql, drizzle/0029).
+ */
+export function afterDataEpoch<T>(
+  db: DbOrTx,
+  orgId: string,
+  write: (tx: Tx) => Promise<T>,
+): Promise<T> {
+  return db.transaction(async (tx) => {
+    await bumpOrgDataEpoch(tx, orgId);
+    return write(tx);
+  });
 }

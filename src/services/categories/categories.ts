@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client.ts";
-import { bumpOrgDataEpoch } from "../../db/queries/data-epochs.ts";
+import { afterDataEpoch } from "../../db/queries/data-epochs.ts";
 import { ledgerAccounts, PNL_POSITIONS, type PnlPosition } from "../../db/schema/index.ts";
 import { InvalidParameterError, NotFoundError } from "../errors.ts";
 import { ACCOUNT_ORDER, accountSearch, countAccounts } from "../sensitivity/account-search.ts";
@@ -138,17 +138,13 @@ export async function setAccountCategory(
   if (Object.keys(set).length === 0) {
     throw new InvalidParameterError("category", "nothing to change");
   }
-  const updated = await db.transaction(async (tx) => {
-    // The organisation's data epoch first (the forecast's books are kept per epoch): an import
-    // in progress holds it until it commits, so this waits there, before locking an account the
-    // import may still write (the other order deadlocks with it: drizzle/0029).
-    await bumpOrgDataEpoch(tx, input.orgId);
-    return tx
+  const updated = await afterDataEpoch(db, input.orgId, (tx) =>
+    tx
       .update(ledgerAccounts)
       .set(set)
       .where(and(eq(ledgerAccounts.orgId, input.orgId), eq(ledgerAccounts.id, input.accountId)))
-      .returning({ id: ledgerAccounts.id });
-  });
+      .returning({ id: ledgerAccounts.id }),
+  );
   if (updated.length === 0) throw new NotFoundError("account");
 }
 

@@ -1,6 +1,6 @@
 import { and, eq, or } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client.ts";
-import { bumpOrgDataEpoch } from "../../db/queries/data-epochs.ts";
+import { afterDataEpoch } from "../../db/queries/data-epochs.ts";
 import { contacts, ledgerAccounts } from "../../db/schema/index.ts";
 import { quoted } from "../../domain/quoted.ts";
 import { NotFoundError } from "../errors.ts";
@@ -24,10 +24,8 @@ export async function setSensitive(
 }> {
   if ("account" in input.target) {
     const ref = input.target.account;
-    const rows = await db.transaction(async (tx) => {
-      // The data epoch first, as for a contact below (accounts move it too: drizzle/0029).
-      await bumpOrgDataEpoch(tx, input.orgId);
-      return tx
+    const rows = await afterDataEpoch(db, input.orgId, (tx) =>
+      tx
         .update(ledgerAccounts)
         .set({ isSensitive: input.sensitive })
         .where(
@@ -40,8 +38,8 @@ export async function setSensitive(
             ),
           ),
         )
-        .returning();
-    });
+        .returning(),
+    );
     const row = rows[0];
     if (!row) throw new NotFoundError(`ledger account ${quoted(ref)}`);
     return {
@@ -53,12 +51,8 @@ export async function setSensitive(
     };
   }
   const ref = input.target.contact;
-  const rows = await db.transaction(async (tx) => {
-    // The organisation's data epoch first: an import in progress holds it until it commits, so
-    // this waits there, before locking the contact the import may still write (the other order
-    // deadlocks with the import: drizzle/0014_org_data_epoch_triggers.sql).
-    await bumpOrgDataEpoch(tx, input.orgId);
-    return tx
+  const rows = await afterDataEpoch(db, input.orgId, (tx) =>
+    tx
       .update(contacts)
       .set({ isSensitive: input.sensitive })
       .where(
@@ -67,8 +61,8 @@ export async function setSensitive(
           or(eq(contacts.id, ref), eq(contacts.externalId, ref)),
         ),
       )
-      .returning();
-  });
+      .returning(),
+  );
   const row = rows[0];
   if (!row) throw new NotFoundError(`contact ${quoted(ref)}`);
   return {
