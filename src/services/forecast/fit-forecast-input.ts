@@ -50,9 +50,10 @@ export type Reuse = "none" | "changed" | "rows" | "model";
  * model, and one on a later date rebuilds the books from the rows already read (the rows of an
  * earlier cutoff hold those of a later one); once a write moved it, only the documents whose row
  * version changed are read again (`refreshBookRows`) and the model is refitted. The epoch is read
- * before the rows: rows read at an epoch are at least that new, and a write after it moves it. The answer is the one a fresh
- * load gives (test/integration/forecast-kept-books.test.ts checks it); this relies on the engine
- * never changing the input or model it is given, which the same test would see.
+ * before the rows: rows read at an epoch are at least that new, and a write after it moves it.
+ * The answer is the one a fresh load gives (test/integration/forecast-kept-books.test.ts checks
+ * it); this relies on the engine never changing the input or model it is given, which the same
+ * test would see.
  */
 export async function fitForecastInput(
   db: DbOrTx,
