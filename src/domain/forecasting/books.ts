@@ -6,6 +6,7 @@ import type {
   ForecastInput,
   OpenItem,
   OpenPurchaseOrder,
+  PaidInParts,
   PurchaseOrderPayment,
   RecurringHistoryEntry,
   SalesHistoryEntry,
@@ -48,7 +49,11 @@ export interface BookDocument {
    * the document stood then as it stands now; after it, its state then is rebuilt from payments.
    */
   updatedOn: string | null;
-  /** Payments (document currency, not deleted); needed only when rebuilt. */
+  /**
+   * Payments (document currency, not deleted): needed when rebuilt, and for how a customer pays
+   * in parts (partial-payments.ts): every document with payments on two or more days, and every
+   * document open now, has them; others may have none (one payment says nothing of parts).
+   */
   payments: readonly { date: string; amount: string }[];
   /** Credit-note allocations (document currency); needed only when rebuilt. */
   credits: readonly { date: string; amount: string }[];
@@ -147,6 +152,38 @@ function sumUpTo(list: readonly { date: string; amount: string }[], cutoff: stri
 const standsAsNow = (updatedOn: string | null, cutoff: string) =>
   updatedOn === null || updatedOn <= cutoff;
 
+/**
+ * A document's payments made by the end of `cutoff`, one part per day (payments of one day are
+ * one part), in date order, with their cents.
+ */
+export function paymentPartsAsOf(
+  payments: readonly { date: string; amount: string }[],
+  cutoff: string,
+): { date: string; cents: Cents }[] {
+  const byDay = new Map<string, Cents>();
+  for (const p of payments) {
+    if (p.date > cutoff) continue;
+    byDay.set(p.date, (byDay.get(p.date) ?? 0) + toCents(p.amount));
+  }
+  return [...byDay].sort((a, b) => byText(a[0], b[0])).map(([date, cents]) => ({ date, cents }));
+}
+
+/** The parts of an invoice paid on two or more days, as `SalesHistoryEntry.parts` has them. */
+function paidInParts(parts: readonly { date: string; cents: Cents }[]): PaidInParts | undefined {
+  const first = parts[0];
+  const last = parts[parts.length - 1];
+  if (parts.length < 2 || !first || !last) return undefined;
+  let paid = 0;
+  for (const p of parts) paid += p.cents;
+  return {
+    count: parts.length,
+    firstDate: first.date,
+    firstAmount: centsToDecimal(first.cents),
+    lastDate: last.date,
+    paid: centsToDecimal(paid),
+  };
+}
+
 /** The document as it stood at the end of `cutoff`; null when it did not exist then. */
 export function documentAsOf(
   d: BookDocument,
@@ -234,7 +271,12 @@ export function booksAsOf(
   for (const d of documents) {
     const then = documentAsOf(d, cutoff);
     if (then === null) continue;
+    // Payments known by the cutoff (none later: no look-ahead), for sales invoices only: how a
+    // customer pays in parts (partial-payments.ts). Bills are not (docs/forecast.md says why).
+    const parts =
+      d.type === "ACCREC" && d.payments.length > 0 ? paymentPartsAsOf(d.payments, cutoff) : [];
     if (OPEN.has(then.status) && then.amountDue > 0) {
+      const firstPaid = parts[0]?.date;
       openItems.push({
         id: d.id,
         source: d.type === "ACCREC" ? "LEDGER_INVOICE" : "LEDGER_BILL",
@@ -248,11 +290,13 @@ export function booksAsOf(
         contactId: d.contactId,
         accountId: d.accountId,
         probability: null,
+        ...(firstPaid !== undefined ? { firstPaidDate: firstPaid } : {}),
       });
     }
     if (!LIVE_NOW.has(then.status) || !inWindow(d.issueDate) || d.issueDate === null) continue;
     if (d.type === "ACCREC") {
       if (d.contactId === null) continue;
+      const inParts = then.paidDate !== null ? paidInParts(parts) : undefined;
       salesHistory.push({
         contactId: d.contactId,
         issueDate: d.issueDate,
@@ -262,6 +306,7 @@ export function booksAsOf(
         dueDate: d.dueDate,
         paidDate: then.paidDate,
         accountId: d.accountId,
+        ...(inParts ? { parts: inParts } : {}),
       });
     } else {
       bills.push({

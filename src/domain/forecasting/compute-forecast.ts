@@ -33,6 +33,13 @@ import {
 import { type CustomerTrend, fitCustomerTrend, trendFactor } from "./customer-trend.ts";
 import { dateOf, dayNumber, mondayOnOrBefore } from "./dates.ts";
 import { type CustomerModel, expectedOrdersByDay, fitCustomers, fitSuppliers } from "./hazard.ts";
+import {
+  fitPartialPayments,
+  type PartialPayments,
+  type PartsSplit,
+  partsSplit,
+  remainderLags,
+} from "./partial-payments.ts";
 import { detectRecurring, projectRecurring, type RecurringStream } from "./recurring.ts";
 import {
   fitRunRates,
@@ -113,6 +120,8 @@ export interface ForecastModel {
   customerTrend: CustomerTrend;
   /** When customers pay, from their paid invoices. */
   collection: CollectionModel;
+  /** How customers pay in parts, from their invoices paid on two or more days. */
+  partialPayments: PartialPayments;
   /** When the business pays its suppliers' bills against their due date (the same model). */
   billTiming: CollectionModel;
   /** Share of a new invoice collected k days after issue, per customer and organisation. */
@@ -274,6 +283,7 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
     customerTrend,
     runRates,
     collection: fitCollection(input.salesHistory, today),
+    partialPayments: fitPartialPayments(input.salesHistory),
     billTiming: fitCollection(
       input.recurringHistory.flatMap((e) =>
         e.kind === "bill" && e.contactId && e.dueDate ? [billAsSalesEntry(e)] : [],
@@ -515,6 +525,7 @@ export function computeForecast(
     full: Cents,
     weightMicro: number | null,
     bill = false,
+    remainder = false,
   ) => {
     const total = weightMicro !== null ? weighCents(full, weightMicro) : full;
     // A bill is owed whatever the past says: its never-paid share is not left out.
@@ -530,7 +541,9 @@ export function computeForecast(
     const end = lowerBound(values, week1Start + 7 * WEEKS - baseDay);
     const beyond = values.length - end;
     const whose = spread.own ? (bill ? "the supplier's" : "the customer's") : "the organisation's";
-    const noun = bill ? "bills" : "invoices";
+    const noun = bill ? "bills" : remainder ? "invoices paid in parts" : "invoices";
+    // A part-paid invoice's remainder is spread over how long after the first part the rest came.
+    const late = remainder ? "with the rest at least this long after the first part" : "this late";
     if (end === 0) {
       excluded.push({ itemId: item.id, reason: "beyond the 13-week horizon" });
       return;
@@ -538,7 +551,7 @@ export function computeForecast(
     if (beyond + unpaidShares > 0)
       excluded.push({
         itemId: item.id,
-        reason: `${beyond + unpaidShares} of ${shares} of ${whose} past ${noun} this late were paid after the 13-week horizon${bill ? "" : " or not at all"}`,
+        reason: `${beyond + unpaidShares} of ${shares} of ${whose} past ${noun} ${late} were paid after the 13-week horizon${bill || remainder ? "" : " or not at all"}`,
       });
     // Invariant per item, so computed once rather than per week.
     const overdue = dayNumber(item.expectedDate) < todayDay;
@@ -568,7 +581,98 @@ export function computeForecast(
         overdue,
         item.accountId,
         item.contactId,
-        `${n} of ${shares} of ${whose} past ${noun} at least this late were paid in this week`,
+        remainder
+          ? `${n} of ${shares} of ${whose} past ${noun} had the rest paid this long after the first part`
+          : `${n} of ${shares} of ${whose} past ${noun} at least this late were paid in this week`,
+        fullText,
+      );
+    }
+  };
+
+  /**
+   * An open receivable with nothing paid yet, of a customer who pays in parts
+   * (partial-payments.ts): spread as `spreadReceivable` spreads it, each past payment's share
+   * split in two, the first part (`split.share` of it) `split.leadDays` before the rest. Shares
+   * are grouped by week in date order and cents allocated by cumulative rounding, so the item's
+   * lines sum exactly to what falls within the horizon.
+   */
+  const spreadInParts = (
+    item: ForecastInput["openItems"][number],
+    spread: LatenessSpread,
+    split: PartsSplit,
+    baseDay: number,
+    full: Cents,
+    weightMicro: number | null,
+  ) => {
+    const total = weightMicro !== null ? weighCents(full, weightMicro) : full;
+    const values = spread.values;
+    const totalWeight = spreadWeight(spread, 0, values.length) + unpaidWeight(spread);
+    const shares: { day: number; weight: number; first: boolean }[] = [];
+    for (let i = 0; i < values.length; i++) {
+      const w = spreadWeight(spread, i, i + 1);
+      const day = baseDay + (values[i] ?? 0);
+      shares.push({ day: day - split.leadDays, weight: w * split.share, first: true });
+      shares.push({ day, weight: w * (1 - split.share), first: false });
+    }
+    shares.sort((a, b) => a.day - b.day || Number(b.first) - Number(a.first));
+    const whose = spread.own ? "the customer's" : "the organisation's";
+    const count = values.length + spread.unpaid;
+    const pct = Math.round(split.share * 1000) / 10;
+    const parts = `${pct}% of it as a first part ${split.leadDays} days before the rest (${split.inParts} of ${split.paid} of ${split.ownShare ? "the customer's" : "the organisation's"} paid invoices were paid in parts)`;
+    const beyond = shares.filter((x) => !x.first && x.day > horizonEnd).length;
+    if (beyond + spread.unpaid > 0)
+      excluded.push({
+        itemId: item.id,
+        reason: `${beyond + spread.unpaid} of ${count} of ${whose} past invoices this late were paid after the 13-week horizon or not at all`,
+      });
+    if (!shares.some((x) => x.day <= horizonEnd)) {
+      excluded.push({ itemId: item.id, reason: "beyond the 13-week horizon" });
+      return;
+    }
+    const overdue = dayNumber(item.expectedDate) < todayDay;
+    const fullText = centsToDecimal(full);
+    let cumulative = 0;
+    let allocated = 0;
+    let k = 0;
+    while (k < shares.length) {
+      const head = shares[k] as (typeof shares)[number];
+      if (head.day > horizonEnd) break;
+      const w = head.day < week1Start ? 0 : Math.floor((head.day - week1Start) / 7);
+      let weight = 0;
+      let rest = 0;
+      let first = 0;
+      while (k < shares.length) {
+        const x = shares[k] as (typeof shares)[number];
+        if (x.day > horizonEnd) break;
+        if ((x.day < week1Start ? 0 : Math.floor((x.day - week1Start) / 7)) !== w) break;
+        weight += x.weight;
+        if (x.first) first += 1;
+        else rest += 1;
+        k += 1;
+      }
+      cumulative += weight;
+      const upTo = Math.round((total * cumulative) / totalWeight);
+      const amount = upTo - allocated;
+      allocated = upTo;
+      if (amount === 0) continue;
+      const paidHere =
+        rest > 0
+          ? `${rest} of ${count} of ${whose} past invoices at least this late were paid in this week`
+          : "";
+      const firstHere = first > 0 ? `first parts of ${first} of them` : "";
+      place(
+        item.id,
+        "LEDGER_INVOICE",
+        true,
+        head.day,
+        amount,
+        full,
+        toMicro(weight / totalWeight),
+        false,
+        overdue,
+        item.accountId,
+        item.contactId,
+        `${[paidHere, firstHere].filter((t) => t !== "").join("; ")}; ${parts}`,
         fullText,
       );
     }
@@ -598,19 +702,41 @@ export function computeForecast(
       if (rules.haircutPercent > 0 && overdueDays > rules.haircutAfterDays) {
         weightMicro = toMicro((100 - rules.haircutPercent) / 100);
       }
-      // The same pool receivableDay's median is taken from (so never doubtful when found).
-      const spread =
+      const byHistory =
         rules.receivableTiming === "history" &&
         !rules.noLatePayers &&
         !rules.customerDelay &&
-        expectedDay === dueDay
-          ? latenessSpread(model.collection, item.contactId, overdueDays)
-          : undefined;
+        expectedDay === dueDay;
+      // Part-paid: the remainder follows the first part by the lags of past invoices paid in
+      // parts (partial-payments.ts), not the due date as a fresh invoice would.
+      if (byHistory && item.firstPaidDate !== undefined) {
+        const firstDay = dayNumber(item.firstPaidDate);
+        const lags = remainderLags(model.partialPayments, item.contactId, todayDay - firstDay);
+        if (lags) {
+          const remainder = { ...lags, unpaid: 0, weights: null, offset: 0 };
+          const baseDay = firstDay + rules.receivableShiftDays;
+          spreadReceivable(item, remainder, baseDay, full, weightMicro, false, true);
+          continue;
+        }
+      }
+      // The same pool receivableDay's median is taken from (so never doubtful when found).
+      const spread = byHistory
+        ? latenessSpread(model.collection, item.contactId, overdueDays)
+        : undefined;
       if (spread && spread.values.length === 0 && spread.unpaid > 0) {
         excluded.push({
           itemId: item.id,
           reason: `none of the customer's ${spread.unpaid} past invoices this late was ever paid`,
         });
+        continue;
+      }
+      // Nothing paid yet, of a customer who pays in parts: the first part comes earlier.
+      const split =
+        spread && spread.values.length > 0 && item.firstPaidDate === undefined
+          ? partsSplit(model.partialPayments, item.contactId)
+          : null;
+      if (spread && split) {
+        spreadInParts(item, spread, split, dueDay + rules.receivableShiftDays, full, weightMicro);
         continue;
       }
       if (spread && spread.values.length + spread.unpaid > 1) {

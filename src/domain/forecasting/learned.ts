@@ -3,6 +3,7 @@ import { type CollectionCurve, CURVE_DAYS } from "./collection-curve.ts";
 import type { ForecastModel } from "./compute-forecast.ts";
 import type { CustomerTrend } from "./customer-trend.ts";
 import { dateOf } from "./dates.ts";
+import { partsEntry } from "./partial-payments.ts";
 import type { ForecastResult } from "./types.ts";
 import type { VariableCosts } from "./variable-costs.ts";
 
@@ -130,6 +131,14 @@ export function learnedParameters(model: ForecastModel, result: ForecastResult):
       to: null,
     });
   }
+  // How customers pay in parts (partial-payments.ts): the organisation's record, and each
+  // customer's with an open receivable.
+  const parts = model.partialPayments;
+  const partialPayments: LearnedEntry[] = [partsEntry(null, parts.organisation)];
+  for (const id of receivableCustomers) {
+    const own = parts.byContact.get(id);
+    if (own) partialPayments.push(partsEntry(id, own));
+  }
   return {
     purchaseOrderLags: [
       ...(model.purchaseOrderTiming.organisation ? [model.purchaseOrderTiming.organisation] : []),
@@ -137,6 +146,7 @@ export function learnedParameters(model: ForecastModel, result: ForecastResult):
     ].map((l) => ({ ...l })),
     receivableLateness: lateness,
     billPaymentTiming: billTiming,
+    partialPayments,
     collectionCurves: [
       curveEntry(null, model.curves.organisation),
       ...predictedCustomers.flatMap((id) => {

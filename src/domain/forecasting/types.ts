@@ -47,6 +47,11 @@ export interface OpenItem {
   accountId: string | null;
   /** Weight in [0,1] for pipeline items; null = certain. */
   probability: string | null;
+  /**
+   * A receivable already part-paid (something still due, a payment made): the date of its first
+   * payment as known then. Its remainder is timed from it (partial-payments.ts); absent otherwise.
+   */
+  firstPaidDate?: string;
 }
 
 /** An open purchase order (not billed). Those with a suppressedReason are left out. */
@@ -85,6 +90,23 @@ export interface SalesHistoryEntry {
   /** When it was fully paid, for PAID invoices; null when still open. */
   paidDate: string | null;
   accountId: string | null;
+  /**
+   * A paid invoice settled by more than one payment (days with a payment, as known then): the
+   * first part and what was paid in all (the invoice's currency). Absent: paid in one payment,
+   * by credit, or not paid.
+   */
+  parts?: PaidInParts;
+}
+
+/** How an invoice paid in parts was paid: its first part, its last, and the sum paid. */
+export interface PaidInParts {
+  /** Days with a payment (payments of one day are one part). */
+  count: number;
+  firstDate: string;
+  firstAmount: string;
+  lastDate: string;
+  /** The sum of every part. */
+  paid: string;
 }
 
 /**

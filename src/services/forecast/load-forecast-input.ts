@@ -132,7 +132,7 @@ export interface BookRows {
   bank: BankRow[];
   customers: BookCustomer[];
   excludedFromBurn: Set<string>;
-  /** Payments of the documents changed after `cutoff` (all of them when it is null). */
+  /** Payments of the documents `paymentsRead` takes (all of them when `cutoff` is null). */
   paid: DatedAmounts;
   /** Credit-note allocations of the same documents. */
   credited: DatedAmounts;
@@ -250,8 +250,26 @@ async function readOtherRows(
 }
 
 /**
- * The payments and credit allocations of the documents changed after `cutoff` (their state
- * then is rebuilt from them); of every document when it is null.
+ * Does a read for `cutoff` take this document's payments? When it changed after `cutoff` (its
+ * state then is rebuilt from them; every document when `cutoff` is null), when it is open now
+ * (a part-paid receivable's remainder is timed from its first payment), or when it was paid on
+ * two or more days (how its customer pays in parts, partial-payments.ts). The SQL of
+ * `readPayments` is the same; `booksFromRows` keeps the payments of these documents only, so that
+ * rows read for an earlier cutoff give the books a read for this one gives.
+ */
+function paymentsRead(
+  d: DocumentRow,
+  cutoff: string | null,
+  payments: readonly { date: string }[] | undefined,
+): boolean {
+  if (cutoff === null || (d.updatedOn !== null && d.updatedOn > cutoff)) return true;
+  if (d.status === "AUTHORISED" || d.status === "SUBMITTED") return true;
+  return payments !== undefined && new Set(payments.map((p) => p.date)).size > 1;
+}
+
+/**
+ * The payments of the documents `paymentsRead` takes, and the credit allocations of those changed
+ * after `cutoff` (of every document when it is null).
  */
 async function readPayments(
   db: DbOrTx,
@@ -262,20 +280,30 @@ async function readPayments(
   const rebuilt = documents.filter((d) => {
     return cutoff === null || (d.updatedOn !== null && d.updatedOn > cutoff);
   });
-  if (rebuilt.length === 0) return { paid: new Map(), credited: new Map() };
-  // Every document's when there is no cutoff: no list to send. The list goes as one array
+  const openNow = documents.filter((d) => d.status === "AUTHORISED" || d.status === "SUBMITTED");
+  // Every document's when there is no cutoff: no list to send. The lists go as one array
   // parameter: a statement takes at most 65,535 parameters, and a cutoff long past can take
   // every document.
   const ids = sql.param(rebuilt.map((d) => d.externalId ?? ""));
-  const only = cutoff === null ? sql`true` : sql`invoice_external_id = ANY(${ids}::text[])`;
+  const paidIds = sql.param([...rebuilt, ...openNow].map((d) => d.externalId ?? ""));
+  // Ordered, so that two reads of the same rows give the same lists.
+  const only =
+    cutoff === null
+      ? sql`true`
+      : sql`(invoice_external_id = ANY(${paidIds}::text[]) OR invoice_external_id IN (
+          SELECT invoice_external_id FROM payments
+          WHERE org_id = ${orgId} AND invoice_external_id IS NOT NULL AND status <> 'DELETED'
+          GROUP BY invoice_external_id HAVING count(DISTINCT date) > 1))`;
   const paid = byDocument(
     rows<{ doc: string; date: string; amount: string }>(
       await db.execute(sql`
         SELECT invoice_external_id AS doc, date::text AS date, amount::text AS amount
         FROM payments WHERE org_id = ${orgId} AND invoice_external_id IS NOT NULL
-          AND status <> 'DELETED' AND ${only}`),
+          AND status <> 'DELETED' AND ${only}
+        ORDER BY date, amount, external_id COLLATE "C"`),
     ),
   );
+  if (rebuilt.length === 0) return { paid, credited: new Map() };
   const onlyAlloc = cutoff === null ? sql`true` : sql`a.invoice_external_id = ANY(${ids}::text[])`;
   const credited = byDocument(
     rows<{ doc: string; date: string; amount: string }>(
@@ -378,8 +406,9 @@ export function booksFromRows(org: ForecastOrg, read: BookRows, cutoff: string |
   const { byCode, infos } = read.accounts;
   const account = (code: string | null) => (code ? (byCode.get(code) ?? null) : null);
   const docRows = read.documents.filter((d) => inBooks(d, cutoff, since));
-  // Payments are read only for documents changed after the cutoff (their state then is rebuilt
-  // from them): those of the documents changed after this one.
+  // Credit allocations are read only for documents changed after the cutoff (their state then is
+  // rebuilt from them): those of the documents changed after this one; payments also of the
+  // documents open now or paid on two or more days (`paymentsRead`).
   const rebuilt = new Set(
     docRows
       .filter((d) => cutoff === null || (d.updatedOn !== null && d.updatedOn > cutoff))
@@ -387,6 +416,10 @@ export function booksFromRows(org: ForecastOrg, read: BookRows, cutoff: string |
   );
   const of = (list: DatedAmounts, externalId: string | null) =>
     (externalId !== null && rebuilt.has(externalId) && list.get(externalId)) || [];
+  const paymentsOf = (d: DocumentRow) => {
+    const list = d.externalId === null ? undefined : read.paid.get(d.externalId);
+    return (list && paymentsRead(d, cutoff, list) && list) || [];
+  };
   const documents: BookDocument[] = docRows.map((d) => ({
     id: d.id,
     type: d.source === "LEDGER_INVOICE" ? "ACCREC" : "ACCPAY",
@@ -403,7 +436,7 @@ export function booksFromRows(org: ForecastOrg, read: BookRows, cutoff: string |
     currencyRate: d.currencyRate,
     paidDate: d.paidDate,
     updatedOn: d.updatedOn,
-    payments: of(read.paid, d.externalId),
+    payments: paymentsOf(d),
     credits: of(read.credited, d.externalId),
   }));
 

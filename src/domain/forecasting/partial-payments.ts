@@ -1,0 +1,182 @@
+import { toCents } from "./cents.ts";
+import { lowerBound, MIN_OWN_PAYMENTS } from "./collection.ts";
+import { dayNumber } from "./dates.ts";
+import type { SalesHistoryEntry } from "./types.ts";
+
+/**
+ * How customers pay in parts, learnt from their paid invoices (docs/forecast.md, "Partial
+ * payments"). An invoice paid on two or more days is paid in parts: its first part covers a share
+ * of what was paid, and the rest comes some days after it (the lag, from the first part to the
+ * last). The collection model (collection.ts) times an invoice by its last payment, the day it
+ * was paid in full; a customer who pays in parts has paid some of it that lag earlier.
+ *
+ * - An open invoice with nothing paid yet: the expected share paid as a first part (share of
+ *   invoices paid in parts × share of the first part) comes the median lag before the rest.
+ * - An invoice already part-paid: its remainder is timed from its first payment by the lags of
+ *   past invoices paid in parts (those longer than the days since that payment), not from its
+ *   due date as a fresh invoice is.
+ *
+ * A customer's own record decides with MIN_OWN_PAYMENTS paid invoices (the share paid in parts)
+ * and MIN_OWN_PAYMENTS paid in parts (the first part's share, the lags); else the
+ * organisation's, which needs as many; without them, an invoice is timed as one amount.
+ */
+
+/** A customer's record: their most recent paid invoices (as the collection model keeps). */
+const RECENT_INVOICES = 12;
+
+/** What a record of paid invoices says of parts. */
+export interface PartsRecord {
+  /** Paid invoices looked at. */
+  paid: number;
+  /** Of them, paid on two or more days. */
+  inParts: number;
+  /** Σ first parts ÷ Σ paid, over the invoices paid in parts (0 without any). */
+  firstShare: number;
+  /** Days from the first part to the last, per invoice paid in parts, sorted. */
+  lags: Int32Array;
+  /** Issue dates of the first and last invoice looked at (null without any). */
+  from: string | null;
+  to: string | null;
+}
+
+export interface PartialPayments {
+  byContact: Map<string, PartsRecord>;
+  organisation: PartsRecord;
+}
+
+interface Paid {
+  issue: string;
+  parts: SalesHistoryEntry["parts"];
+}
+
+function record(list: readonly Paid[]): PartsRecord {
+  let firstCents = 0;
+  let paidCents = 0;
+  const lags: number[] = [];
+  let from: string | null = null;
+  let to: string | null = null;
+  for (const e of list) {
+    if (from === null || e.issue < from) from = e.issue;
+    if (to === null || e.issue > to) to = e.issue;
+    const p = e.parts;
+    if (!p) continue;
+    firstCents += toCents(p.firstAmount);
+    paidCents += toCents(p.paid);
+    lags.push(dayNumber(p.lastDate) - dayNumber(p.firstDate));
+  }
+  return {
+    paid: list.length,
+    inParts: lags.length,
+    firstShare: paidCents > 0 ? firstCents / paidCents : 0,
+    lags: Int32Array.from(lags).sort(),
+    from,
+    to,
+  };
+}
+
+/**
+ * Each customer's record (their last RECENT_INVOICES paid invoices by issue date) and the
+ * organisation's (every paid invoice of the history). The history is as known at the forecast's
+ * day (books.ts: payments after it are unseen).
+ */
+export function fitPartialPayments(history: readonly SalesHistoryEntry[]): PartialPayments {
+  const byContactList = new Map<string, Paid[]>();
+  const all: Paid[] = [];
+  for (const e of history) {
+    if (!e.paidDate) continue;
+    const paid = { issue: e.issueDate, parts: e.parts };
+    all.push(paid);
+    const list = byContactList.get(e.contactId);
+    if (list) list.push(paid);
+    else byContactList.set(e.contactId, [paid]);
+  }
+  const byContact = new Map<string, PartsRecord>();
+  for (const [id, list] of byContactList) {
+    // Stable: invoices of one day keep the history's order (books.ts orders it by the ledger).
+    const recent = list
+      .map((p, i) => ({ p, i }))
+      .sort((a, b) => (a.p.issue < b.p.issue ? -1 : a.p.issue > b.p.issue ? 1 : a.i - b.i))
+      .slice(-RECENT_INVOICES)
+      .map((x) => x.p);
+    byContact.set(id, record(recent));
+  }
+  return { byContact, organisation: record(all) };
+}
+
+/** How an open invoice with nothing paid yet is split: the first part's weight and lead. */
+export interface PartsSplit {
+  /** Share of the amount expected as a first part (share paid in parts × first part's share). */
+  share: number;
+  /** Days the first part comes before the rest (median lag). */
+  leadDays: number;
+  /** Whose record gave the share paid in parts, and whose the first part and lag. */
+  ownShare: boolean;
+  ownParts: boolean;
+  /** The record behind the share paid in parts. */
+  paid: number;
+  inParts: number;
+}
+
+/**
+ * The split of a customer's open invoice with nothing paid yet, or null when it is timed as one
+ * amount (no invoice of the record paid in parts, or too thin a record).
+ */
+export function partsSplit(model: PartialPayments, contactId: string | null): PartsSplit | null {
+  const own = contactId ? model.byContact.get(contactId) : undefined;
+  const org = model.organisation;
+  const ownShare = own !== undefined && own.paid >= MIN_OWN_PAYMENTS;
+  const shareFrom = ownShare ? own : org;
+  if (shareFrom.paid < MIN_OWN_PAYMENTS || shareFrom.inParts === 0) return null;
+  const ownParts = own !== undefined && own.inParts >= MIN_OWN_PAYMENTS;
+  const partsFrom = ownParts ? own : org;
+  if (partsFrom.inParts < MIN_OWN_PAYMENTS) return null;
+  const share = (shareFrom.inParts / shareFrom.paid) * partsFrom.firstShare;
+  const leadDays = partsFrom.lags[(partsFrom.lags.length - 1) >> 1] ?? 0;
+  if (share <= 0 || leadDays <= 0) return null;
+  return {
+    share,
+    leadDays,
+    ownShare,
+    ownParts,
+    paid: shareFrom.paid,
+    inParts: shareFrom.inParts,
+  };
+}
+
+/**
+ * The lags (days after its first payment) a part-paid invoice's remainder is spread over: those
+ * of past invoices paid in parts longer than `elapsed` (the days since its first payment: the
+ * rest has not come by today), the customer's when MIN_OWN_PAYMENTS of theirs are, else the
+ * organisation's; null when neither has one that long (the invoice is then timed as a fresh one).
+ */
+export function remainderLags(
+  model: PartialPayments,
+  contactId: string | null,
+  elapsed: number,
+): { values: Int32Array; own: boolean } | null {
+  const later = (lags: Int32Array) => lags.subarray(lowerBound(lags, elapsed + 1));
+  const own = contactId ? model.byContact.get(contactId) : undefined;
+  if (own && own.inParts >= MIN_OWN_PAYMENTS) {
+    const values = later(own.lags);
+    if (values.length >= MIN_OWN_PAYMENTS) return { values, own: true };
+  }
+  const org = model.organisation;
+  if (org.inParts < MIN_OWN_PAYMENTS) return null;
+  const values = later(org.lags);
+  return values.length > 0 ? { values, own: false } : null;
+}
+
+/** A record as `forecast explain` lists it (learned.ts). */
+export function partsEntry(contactId: string | null, r: PartsRecord) {
+  const median = r.lags.length === 0 ? null : (r.lags[(r.lags.length - 1) >> 1] ?? null);
+  return {
+    contactId,
+    shareInParts: r.paid === 0 ? 0 : Math.round((r.inParts / r.paid) * 1000) / 1000,
+    firstPartShare: Math.round(r.firstShare * 1000) / 1000,
+    medianDaysToLastPart: median,
+    paidInParts: r.inParts,
+    observations: r.paid,
+    from: r.from,
+    to: r.to,
+  };
+}
