@@ -591,35 +591,50 @@ export function computeForecast(
 
   /**
    * An open receivable with nothing paid yet, of a customer who pays in parts
-   * (partial-payments.ts): spread as `spreadReceivable` spreads it, each past payment's share
-   * split in two, the first part (`split.share` of it) `split.leadDays` before the rest. Shares
-   * are grouped by week in date order and cents allocated by cumulative rounding, so the item's
-   * lines sum exactly to what falls within the horizon.
+   * (partial-payments.ts), `overdueDays` past due: a mixture of the two ways it can be paid.
+   * Whole: as `spreadReceivable` spreads it (past payments later than it already is). In parts:
+   * the first part (`split.firstShare`) `split.leadDays` before the rest, over the past payments
+   * late enough that the first part is still to come (later than overdueDays + leadDays: nothing
+   * is paid yet). The chance it is paid in parts is the learnt share, given that nothing is paid
+   * yet (Bayes: each way weighed by the share of its payments still to come). False when no past
+   * payment leaves the first part to come (then it is timed as one amount). Shares are grouped by
+   * week in date order and cents allocated by cumulative rounding, so the item's lines sum
+   * exactly to what falls within the horizon.
    */
   const spreadInParts = (
     item: ForecastInput["openItems"][number],
     spread: LatenessSpread,
     split: PartsSplit,
+    overdueDays: number,
     baseDay: number,
     full: Cents,
     weightMicro: number | null,
-  ) => {
-    const total = weightMicro !== null ? weighCents(full, weightMicro) : full;
+  ): boolean => {
     const values = spread.values;
-    const totalWeight = spreadWeight(spread, 0, values.length) + unpaidWeight(spread);
+    const from = lowerBound(values, overdueDays + split.leadDays + 1);
+    if (from >= values.length) return false;
+    const total = weightMicro !== null ? weighCents(full, weightMicro) : full;
+    const unpaid = unpaidWeight(spread);
+    const whole = spreadWeight(spread, 0, values.length) + unpaid;
+    const inParts = spreadWeight(spread, from, values.length) + unpaid;
+    const p = split.inPartsShare;
+    const chance = (p * inParts) / (p * inParts + (1 - p) * whole);
     const shares: { day: number; weight: number; first: boolean }[] = [];
     for (let i = 0; i < values.length; i++) {
       const w = spreadWeight(spread, i, i + 1);
       const day = baseDay + (values[i] ?? 0);
-      shares.push({ day: day - split.leadDays, weight: w * split.share, first: true });
-      shares.push({ day, weight: w * (1 - split.share), first: false });
+      shares.push({ day, weight: ((1 - chance) * w) / whole, first: false });
+      if (i < from) continue;
+      const part = (chance * w) / inParts;
+      shares.push({ day: day - split.leadDays, weight: part * split.firstShare, first: true });
+      shares.push({ day, weight: part * (1 - split.firstShare), first: false });
     }
     shares.sort((a, b) => a.day - b.day || Number(b.first) - Number(a.first));
     const whose = spread.own ? "the customer's" : "the organisation's";
     const count = values.length + spread.unpaid;
-    const pct = Math.round(split.share * 1000) / 10;
-    const parts = `${pct}% of it as a first part ${split.leadDays} days before the rest (${split.inParts} of ${split.paid} of ${split.ownShare ? "the customer's" : "the organisation's"} paid invoices were paid in parts)`;
-    const beyond = shares.filter((x) => !x.first && x.day > horizonEnd).length;
+    const pct = (x: number) => Math.round(x * 1000) / 10;
+    const parts = `paid in parts with a chance of ${pct(chance)}% (${split.inParts} of ${split.paid} of ${split.ownShare ? "the customer's" : "the organisation's"} paid invoices were), a first part of ${pct(split.firstShare)}% ${split.leadDays} days before the rest`;
+    const beyond = values.length - lowerBound(values, horizonEnd - baseDay + 1);
     if (beyond + spread.unpaid > 0)
       excluded.push({
         itemId: item.id,
@@ -627,7 +642,7 @@ export function computeForecast(
       });
     if (!shares.some((x) => x.day <= horizonEnd)) {
       excluded.push({ itemId: item.id, reason: "beyond the 13-week horizon" });
-      return;
+      return true;
     }
     const overdue = dayNumber(item.expectedDate) < todayDay;
     const fullText = centsToDecimal(full);
@@ -651,7 +666,7 @@ export function computeForecast(
         k += 1;
       }
       cumulative += weight;
-      const upTo = Math.round((total * cumulative) / totalWeight);
+      const upTo = Math.round(total * cumulative);
       const amount = upTo - allocated;
       allocated = upTo;
       if (amount === 0) continue;
@@ -667,7 +682,7 @@ export function computeForecast(
         head.day,
         amount,
         full,
-        toMicro(weight / totalWeight),
+        toMicro(weight),
         false,
         overdue,
         item.accountId,
@@ -676,6 +691,7 @@ export function computeForecast(
         fullText,
       );
     }
+    return true;
   };
 
   // Open receivables, bills, manual and pipeline items.
@@ -735,10 +751,13 @@ export function computeForecast(
         spread && spread.values.length > 0 && item.firstPaidDate === undefined
           ? partsSplit(model.partialPayments, item.contactId)
           : null;
-      if (spread && split) {
-        spreadInParts(item, spread, split, dueDay + rules.receivableShiftDays, full, weightMicro);
+      const baseDay = dueDay + rules.receivableShiftDays;
+      if (
+        spread &&
+        split &&
+        spreadInParts(item, spread, split, overdueDays, baseDay, full, weightMicro)
+      )
         continue;
-      }
       if (spread && spread.values.length + spread.unpaid > 1) {
         spreadReceivable(item, spread, dueDay + rules.receivableShiftDays, full, weightMicro);
         continue;

@@ -106,13 +106,38 @@ describe("partial payments: learnt from the customer's own invoices paid in part
 
   it("times a part-paid invoice's remainder from its first part by the learnt lag, not its due date", () => {
     // Due 10 February, 500 paid on 25 February (15 days late), 500 still due: the rest follows
-    // the first part by A's 30 days, on 27 March (week 3). Timed as an invoice with nothing paid
-    // (29 days overdue), all of it went in week 1 (first part on the due date, rest 30 days
-    // after it, 12 March), where none of it would come.
+    // the first part by A's 30 days, on 27 March (week 3). Timed as a fresh invoice 29 days
+    // overdue it went on due + 30 days, 12 March (week 1), where none of it would come (with
+    // nothing paid, no first part could still come 30 days before a rest due by then: one amount).
     const item = open({ id: "part", amount: "500", expectedDate: "2026-02-10" });
     const partPaid = { ...item, firstPaidDate: "2026-02-25" };
     expect(linesOf(input([partPaid], HALVES), "part")).toEqual([[2, "2026-03-27", "500"]]);
-    expect(linesOf(input([item], HALVES), "part")).toEqual([[0, "2026-02-10", "500"]]);
+    expect(linesOf(input([item], HALVES), "part")).toEqual([[0, "2026-03-12", "500"]]);
+  });
+
+  it("weighs paid in parts against paid whole by what nothing paid yet says", () => {
+    // E paid three invoices whole 40 days late and three in halves, 10 and 40 days late: in
+    // parts half the time, the first part 30 days before the rest.
+    const e = [
+      ...[0, 1, 2].map((k) => paid("E", addDays("2025-10-01", 14 * k), [[40, "1000"]])),
+      ...[3, 4, 5].map((k) =>
+        paid("E", addDays("2025-10-01", 14 * k), [
+          [10, "500"],
+          [40, "500"],
+        ]),
+      ),
+    ];
+    const item = open({ id: "inv", amount: "1000", contactId: "E", expectedDate: "2026-03-06" });
+    // 5 days overdue: a first part on due + 10 (16 March, week 2) can still come. Either way is
+    // as likely still: a quarter then (half of half), the rest on due + 40 (15 April, week 6).
+    expect(linesOf(input([item], e), "inv")).toEqual([
+      [1, "2026-03-16", "250"],
+      [5, "2026-04-15", "750"],
+    ]);
+    // 15 days overdue with nothing paid: had it been paid in parts, its first part would have
+    // come by now, so it is paid whole, on due + 40 (5 April, week 4).
+    const later = { ...item, expectedDate: "2026-02-24", dueDate: "2026-02-24" };
+    expect(linesOf(input([later], e), "inv")).toEqual([[3, "2026-04-05", "1000"]]);
   });
 
   it("cents sum exactly when the parts do not divide evenly", () => {

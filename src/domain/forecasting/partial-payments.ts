@@ -10,8 +10,9 @@ import type { SalesHistoryEntry } from "./types.ts";
  * last). The collection model (collection.ts) times an invoice by its last payment, the day it
  * was paid in full; a customer who pays in parts has paid some of it that lag earlier.
  *
- * - An open invoice with nothing paid yet: the expected share paid as a first part (share of
- *   invoices paid in parts × share of the first part) comes the median lag before the rest.
+ * - An open invoice with nothing paid yet may be paid whole or in parts: in parts (with the learnt
+ *   chance, given that no first part has come yet), its first part (the learnt share) comes the
+ *   median lag before the rest (compute-forecast.ts, `spreadInParts`).
  * - An invoice already part-paid: its remainder is timed from its first payment by the lags of
  *   past invoices paid in parts (those longer than the days since that payment), not from its
  *   due date as a fresh invoice is.
@@ -105,8 +106,10 @@ export function fitPartialPayments(history: readonly SalesHistoryEntry[]): Parti
 
 /** How an open invoice with nothing paid yet is split: the first part's weight and lead. */
 export interface PartsSplit {
-  /** Share of the amount expected as a first part (share paid in parts × first part's share). */
-  share: number;
+  /** Share of paid invoices paid in parts. */
+  inPartsShare: number;
+  /** Share of what was paid that the first part covered. */
+  firstShare: number;
   /** Days the first part comes before the rest (median lag). */
   leadDays: number;
   /** Whose record gave the share paid in parts, and whose the first part and lag. */
@@ -130,11 +133,12 @@ export function partsSplit(model: PartialPayments, contactId: string | null): Pa
   const ownParts = own !== undefined && own.inParts >= MIN_OWN_PAYMENTS;
   const partsFrom = ownParts ? own : org;
   if (partsFrom.inParts < MIN_OWN_PAYMENTS) return null;
-  const share = (shareFrom.inParts / shareFrom.paid) * partsFrom.firstShare;
+  const inPartsShare = shareFrom.inParts / shareFrom.paid;
   const leadDays = partsFrom.lags[(partsFrom.lags.length - 1) >> 1] ?? 0;
-  if (share <= 0 || leadDays <= 0) return null;
+  if (partsFrom.firstShare <= 0 || leadDays <= 0) return null;
   return {
-    share,
+    inPartsShare,
+    firstShare: partsFrom.firstShare,
     leadDays,
     ownShare,
     ownParts,
