@@ -280,27 +280,30 @@ async function readPayments(
   const rebuilt = documents.filter((d) => {
     return cutoff === null || (d.updatedOn !== null && d.updatedOn > cutoff);
   });
-  const openNow = documents.filter((d) => d.status === "AUTHORISED" || d.status === "SUBMITTED");
-  // Every document's when there is no cutoff: no list to send. The lists go as one array
+  // Every document's when there is no cutoff: no list to send. The list goes as one array
   // parameter: a statement takes at most 65,535 parameters, and a cutoff long past can take
-  // every document.
+  // every document. The documents open now and those paid on two or more days are found by the
+  // statement itself (an organisation can have tens of thousands open).
   const ids = sql.param(rebuilt.map((d) => d.externalId ?? ""));
-  const paidIds = sql.param([...rebuilt, ...openNow].map((d) => d.externalId ?? ""));
-  // Ordered, so that two reads of the same rows give the same lists.
   const only =
     cutoff === null
       ? sql`true`
-      : sql`(invoice_external_id = ANY(${paidIds}::text[]) OR invoice_external_id IN (
-          SELECT invoice_external_id FROM payments
-          WHERE org_id = ${orgId} AND invoice_external_id IS NOT NULL AND status <> 'DELETED'
-          GROUP BY invoice_external_id HAVING count(DISTINCT date) > 1))`;
+      : sql`(p.invoice_external_id = ANY(${ids}::text[])
+          OR EXISTS (SELECT 1 FROM cash_items ci
+            WHERE ci.org_id = ${orgId} AND ci.source IN ('LEDGER_INVOICE', 'LEDGER_BILL')
+              AND ci.external_id = p.invoice_external_id
+              AND ci.ledger_status IN ('AUTHORISED', 'SUBMITTED'))
+          OR p.invoice_external_id IN (
+            SELECT invoice_external_id FROM payments
+            WHERE org_id = ${orgId} AND invoice_external_id IS NOT NULL AND status <> 'DELETED'
+            GROUP BY invoice_external_id HAVING count(DISTINCT date) > 1))`;
   const paid = byDocument(
     rows<{ doc: string; date: string; amount: string }>(
       await db.execute(sql`
-        SELECT invoice_external_id AS doc, date::text AS date, amount::text AS amount
-        FROM payments WHERE org_id = ${orgId} AND invoice_external_id IS NOT NULL
-          AND status <> 'DELETED' AND ${only}
-        ORDER BY date, amount, external_id COLLATE "C"`),
+        SELECT p.invoice_external_id AS doc, p.date::text AS date, p.amount::text AS amount
+        FROM payments p WHERE p.org_id = ${orgId} AND p.invoice_external_id IS NOT NULL
+          AND p.status <> 'DELETED' AND ${only}
+        ORDER BY p.date, p.amount, p.external_id COLLATE "C"`),
     ),
   );
   if (rebuilt.length === 0) return { paid, credited: new Map() };
@@ -323,7 +326,8 @@ async function readPayments(
 /**
  * The rows of an organisation's books (domain/forecasting/books.ts). `cutoff` set (the live
  * path): only what can matter on or after it is read: documents open now, changed after it, or
- * within the history window; payments only of documents changed after it. `cutoff` null (the
+ * within the history window; payments of documents changed after it, open now or paid on two or
+ * more days (`paymentsRead`), credit allocations of those changed after it. `cutoff` null (the
  * backtest): everything.
  */
 export async function readBookRows(
