@@ -33,13 +33,7 @@ import {
 import { type CustomerTrend, fitCustomerTrend, trendFactor } from "./customer-trend.ts";
 import { dateOf, dayNumber, mondayOnOrBefore } from "./dates.ts";
 import { type CustomerModel, expectedOrdersByDay, fitCustomers, fitSuppliers } from "./hazard.ts";
-import {
-  fitPartialPayments,
-  type PartialPayments,
-  type PartsSplit,
-  partsSplit,
-  remainderLags,
-} from "./partial-payments.ts";
+import { fitPartialPayments, type PartialPayments, remainderLags } from "./partial-payments.ts";
 import { detectRecurring, projectRecurring, type RecurringStream } from "./recurring.ts";
 import {
   fitRunRates,
@@ -589,111 +583,6 @@ export function computeForecast(
     }
   };
 
-  /**
-   * An open receivable with nothing paid yet, of a customer who pays in parts
-   * (partial-payments.ts), `overdueDays` past due: a mixture of the two ways it can be paid.
-   * Whole: as `spreadReceivable` spreads it (past payments later than it already is). In parts:
-   * the first part (`split.firstShare`) `split.leadDays` before the rest, over the past payments
-   * late enough that the first part is still to come (later than overdueDays + leadDays: nothing
-   * is paid yet). The chance it is paid in parts is the learnt share, given that nothing is paid
-   * yet (Bayes: each way weighed by the share of its payments still to come). False when no past
-   * payment leaves the first part to come (then it is timed as one amount). Shares are grouped by
-   * week in date order and cents allocated by cumulative rounding, so the item's lines sum
-   * exactly to what falls within the horizon.
-   */
-  const spreadInParts = (
-    item: ForecastInput["openItems"][number],
-    spread: LatenessSpread,
-    split: PartsSplit,
-    overdueDays: number,
-    baseDay: number,
-    full: Cents,
-    weightMicro: number | null,
-  ): boolean => {
-    const values = spread.values;
-    const from = lowerBound(values, overdueDays + split.leadDays + 1);
-    if (from >= values.length) return false;
-    const total = weightMicro !== null ? weighCents(full, weightMicro) : full;
-    const unpaid = unpaidWeight(spread);
-    const whole = spreadWeight(spread, 0, values.length) + unpaid;
-    const inParts = spreadWeight(spread, from, values.length) + unpaid;
-    const p = split.inPartsShare;
-    const chance = (p * inParts) / (p * inParts + (1 - p) * whole);
-    const shares: { day: number; weight: number; first: boolean }[] = [];
-    for (let i = 0; i < values.length; i++) {
-      const w = spreadWeight(spread, i, i + 1);
-      const day = baseDay + (values[i] ?? 0);
-      shares.push({ day, weight: ((1 - chance) * w) / whole, first: false });
-      if (i < from) continue;
-      const part = (chance * w) / inParts;
-      shares.push({ day: day - split.leadDays, weight: part * split.firstShare, first: true });
-      shares.push({ day, weight: part * (1 - split.firstShare), first: false });
-    }
-    shares.sort((a, b) => a.day - b.day || Number(b.first) - Number(a.first));
-    const whose = spread.own ? "the customer's" : "the organisation's";
-    const count = values.length + spread.unpaid;
-    const pct = (x: number) => Math.round(x * 1000) / 10;
-    const parts = `paid in parts with a chance of ${pct(chance)}% (${split.inParts} of ${split.paid} of ${split.ownShare ? "the customer's" : "the organisation's"} paid invoices were), a first part of ${pct(split.firstShare)}% ${split.leadDays} days before the rest`;
-    const beyond = values.length - lowerBound(values, horizonEnd - baseDay + 1);
-    if (beyond + spread.unpaid > 0)
-      excluded.push({
-        itemId: item.id,
-        reason: `${beyond + spread.unpaid} of ${count} of ${whose} past invoices this late were paid after the 13-week horizon or not at all`,
-      });
-    if (!shares.some((x) => x.day <= horizonEnd)) {
-      excluded.push({ itemId: item.id, reason: "beyond the 13-week horizon" });
-      return true;
-    }
-    const overdue = dayNumber(item.expectedDate) < todayDay;
-    const fullText = centsToDecimal(full);
-    let cumulative = 0;
-    let allocated = 0;
-    let k = 0;
-    while (k < shares.length) {
-      const head = shares[k] as (typeof shares)[number];
-      if (head.day > horizonEnd) break;
-      const w = head.day < week1Start ? 0 : Math.floor((head.day - week1Start) / 7);
-      let weight = 0;
-      let rest = 0;
-      let first = 0;
-      while (k < shares.length) {
-        const x = shares[k] as (typeof shares)[number];
-        if (x.day > horizonEnd) break;
-        if ((x.day < week1Start ? 0 : Math.floor((x.day - week1Start) / 7)) !== w) break;
-        weight += x.weight;
-        if (x.first) first += 1;
-        else rest += 1;
-        k += 1;
-      }
-      cumulative += weight;
-      const upTo = Math.round(total * cumulative);
-      const amount = upTo - allocated;
-      allocated = upTo;
-      if (amount === 0) continue;
-      const paidHere =
-        rest > 0
-          ? `${rest} of ${count} of ${whose} past invoices at least this late were paid in this week`
-          : "";
-      const firstHere = first > 0 ? `first parts of ${first} of them` : "";
-      place(
-        item.id,
-        "LEDGER_INVOICE",
-        true,
-        head.day,
-        amount,
-        full,
-        toMicro(weight),
-        false,
-        overdue,
-        item.accountId,
-        item.contactId,
-        `${[paidHere, firstHere].filter((t) => t !== "").join("; ")}; ${parts}`,
-        fullText,
-      );
-    }
-    return true;
-  };
-
   // Open receivables, bills, manual and pipeline items.
   for (const item of input.openItems) {
     const isDoc = item.source === "LEDGER_INVOICE" || item.source === "LEDGER_BILL";
@@ -746,18 +635,6 @@ export function computeForecast(
         });
         continue;
       }
-      // Nothing paid yet, of a customer who pays in parts: the first part comes earlier.
-      const split =
-        spread && spread.values.length > 0 && item.firstPaidDate === undefined
-          ? partsSplit(model.partialPayments, item.contactId)
-          : null;
-      const baseDay = dueDay + rules.receivableShiftDays;
-      if (
-        spread &&
-        split &&
-        spreadInParts(item, spread, split, overdueDays, baseDay, full, weightMicro)
-      )
-        continue;
       if (spread && spread.values.length + spread.unpaid > 1) {
         spreadReceivable(item, spread, dueDay + rules.receivableShiftDays, full, weightMicro);
         continue;

@@ -91,113 +91,86 @@ const linesOf = (i: ForecastInput, id: string) =>
     .lines.filter((l) => l.itemId === id)
     .map((l) => [l.weekIndex, l.date, l.amount]);
 
-describe("partial payments: learnt from the customer's own invoices paid in parts", () => {
-  it("splits an open invoice with nothing paid into the learnt parts at their learnt timings", () => {
-    // Due Monday 16 March: half that day (week 2), half 30 days later, 15 April (week 6). As one
-    // amount it went whole on 15 April, the day A's invoices were paid in full.
-    const i = input([open({ id: "inv", amount: "1000", expectedDate: "2026-03-16" })], HALVES);
-    expect(linesOf(i, "inv")).toEqual([
-      [1, "2026-03-16", "500"],
-      [5, "2026-04-15", "500"],
-    ]);
-    const withoutParts = HALVES.map(({ parts: _, ...e }) => e);
-    expect(linesOf(input(i.openItems, withoutParts), "inv")).toEqual([[5, "2026-04-15", "1000"]]);
-  });
-
-  it("times a part-paid invoice's remainder from its first part by the learnt lag, not its due date", () => {
+describe("partial payments: a part-paid invoice's remainder follows its first part", () => {
+  it("times the remainder from its first part by the learnt lag, not its due date", () => {
     // Due 10 February, 500 paid on 25 February (15 days late), 500 still due: the rest follows
     // the first part by A's 30 days, on 27 March (week 3). Timed as a fresh invoice 29 days
-    // overdue it went on due + 30 days, 12 March (week 1), where none of it would come (with
-    // nothing paid, no first part could still come 30 days before a rest due by then: one amount).
+    // overdue it went on due + 30 days (A's invoices were paid in full 30 days late), 12 March
+    // (week 1), where none of it would come.
     const item = open({ id: "part", amount: "500", expectedDate: "2026-02-10" });
     const partPaid = { ...item, firstPaidDate: "2026-02-25" };
     expect(linesOf(input([partPaid], HALVES), "part")).toEqual([[2, "2026-03-27", "500"]]);
     expect(linesOf(input([item], HALVES), "part")).toEqual([[0, "2026-03-12", "500"]]);
+    // An invoice with nothing paid yet is timed as one amount, as before (on due + 30 days).
+    const fresh = open({ id: "inv", amount: "1000", expectedDate: "2026-03-16" });
+    expect(linesOf(input([fresh], HALVES), "inv")).toEqual([[5, "2026-04-15", "1000"]]);
   });
 
-  it("weighs paid in parts against paid whole by what nothing paid yet says", () => {
-    // E paid three invoices whole 40 days late and three in halves, 10 and 40 days late: in
-    // parts half the time, the first part 30 days before the rest.
-    const e = [
-      ...[0, 1, 2].map((k) => paid("E", addDays("2025-10-01", 14 * k), [[40, "1000"]])),
-      ...[3, 4, 5].map((k) =>
-        paid("E", addDays("2025-10-01", 14 * k), [
-          [10, "500"],
-          [40, "500"],
-        ]),
-      ),
-    ];
-    const item = open({ id: "inv", amount: "1000", contactId: "E", expectedDate: "2026-03-06" });
-    // 5 days overdue: a first part on due + 10 (16 March, week 2) can still come. Either way is
-    // as likely still: a quarter then (half of half), the rest on due + 40 (15 April, week 6).
-    expect(linesOf(input([item], e), "inv")).toEqual([
-      [1, "2026-03-16", "250"],
-      [5, "2026-04-15", "750"],
-    ]);
-    // 15 days overdue with nothing paid: had it been paid in parts, its first part would have
-    // come by now, so it is paid whole, on due + 40 (5 April, week 4).
-    const later = { ...item, expectedDate: "2026-02-24", dueDate: "2026-02-24" };
-    expect(linesOf(input([later], e), "inv")).toEqual([[3, "2026-04-05", "1000"]]);
-  });
-
-  it("cents sum exactly when the parts do not divide evenly", () => {
-    // One of A's three paid invoices was paid in parts (A's share in parts: 1/3); A has too few
-    // invoices paid in parts for its own first part and lag, so the organisation's (B pays in
-    // halves, 30 days apart) give them: 1/3 × 1/2 = 1/6 of 100.01 comes 30 days before the rest.
-    const mixed = [
-      paid("A", "2025-10-01", [
+  it("spreads the remainder over the lags longer than the days since the first part, cents exact", () => {
+    // A's invoices paid in parts had the rest 10, 20, 30 and 40 days after the first part. The
+    // first part came 14 days ago (25 February): the rest of 100.01 a third each on 17 March
+    // (week 2), 27 March (week 3) and 6 April (week 5), allocated by cumulative rounding.
+    const lags = [10, 20, 30, 40].map((lag, k) =>
+      paid("A", addDays("2025-10-01", 14 * k), [
         [0, "500"],
-        [30, "500"],
+        [lag, "500"],
       ]),
-      paid("A", "2025-11-01", [[30, "1000"]]),
-      paid("A", "2025-12-01", [[30, "1000"]]),
-      ...HALVES.map((e) => ({ ...e, contactId: "B" })),
-    ];
-    const lines = computeForecast(
-      input([open({ id: "inv", amount: "100.01", expectedDate: "2026-03-16" })], mixed),
-    ).lines.filter((l) => l.itemId === "inv");
-    expect(lines.map((l) => [l.date, l.amount])).toEqual([
-      ["2026-03-16", "16.67"],
-      ["2026-04-15", "83.34"],
+    );
+    const item = open({
+      id: "part",
+      amount: "100.01",
+      expectedDate: "2026-02-10",
+      firstPaidDate: "2026-02-25",
+    });
+    const lines = computeForecast(input([item], lags)).lines.filter((l) => l.itemId === "part");
+    expect(lines.map((l) => [l.weekIndex, l.date, l.amount, l.weight])).toEqual([
+      [1, "2026-03-17", "33.34", "0.333333"],
+      [2, "2026-03-27", "33.33", "0.333333"],
+      [4, "2026-04-06", "33.34", "0.333333"],
     ]);
+    expect(lines[0]?.note).toBe(
+      "1 of 3 of the customer's past invoices paid in parts had the rest paid this long after the first part",
+    );
   });
 
-  it("falls back to one amount on thin history, and on a customer whose own invoices are paid whole", () => {
-    const item = open({ id: "inv", amount: "1000", expectedDate: "2026-03-16" });
-    // Two invoices paid in parts in the whole organisation: too few to learn from.
-    expect(linesOf(input([item], HALVES.slice(0, 2)), "inv")).toEqual([[5, "2026-04-15", "1000"]]);
-    // C paid its last three invoices whole (30 days late); the organisation's others pay in
-    // halves, but C's own record decides: one amount.
-    const whole = [0, 1, 2].map((k) => paid("C", addDays("2025-12-01", 14 * k), [[30, "1000"]]));
-    const withC = [...HALVES.map((e) => ({ ...e, contactId: "B" })), ...whole];
-    expect(linesOf(input([{ ...item, contactId: "C" }], withC), "inv")).toEqual([
-      [5, "2026-04-15", "1000"],
-    ]);
-    // D has one paid invoice: the organisation's record (B pays in halves) decides.
-    const withD = [...withC, paid("D", "2026-01-05", [[30, "1000"]])];
-    const d = linesOf(input([{ ...item, contactId: "D" }], withD), "inv");
-    // The organisation: 6 of 10 paid invoices in parts, first parts half of them: 30% comes 30
-    // days before the rest. When the rest comes: the organisation's lateness (30 days, all).
-    expect(d).toEqual([
-      [1, "2026-03-16", "300"],
-      [5, "2026-04-15", "700"],
-    ]);
-    // A part-paid invoice of a customer without three invoices paid in parts, in an organisation
-    // without them either: timed as before, from its due date.
-    const partPaid = {
-      ...item,
+  it("falls back to the organisation's lags, then to the due date, on thin history", () => {
+    const item = open({
+      id: "part",
+      amount: "500",
       expectedDate: "2026-02-10",
-      dueDate: "2026-02-10",
       firstPaidDate: "2026-02-25",
-    };
-    expect(linesOf(input([partPaid], HALVES.slice(0, 2)), "inv")).toEqual([
-      [0, "2026-03-12", "1000"],
+    });
+    // D has two invoices paid in parts, too few: the organisation's (A's six and D's two) decide.
+    const d = [0, 1].map((k) =>
+      paid("D", addDays("2025-12-01", 14 * k), [
+        [0, "500"],
+        [60, "500"],
+      ]),
+    );
+    const withD = [...HALVES, ...d];
+    const lines = computeForecast(input([{ ...item, contactId: "D" }], withD)).lines.filter(
+      (l) => l.itemId === "part",
+    );
+    // 6 of 8 at 30 days (27 March, week 3), 2 of 8 at 60 days (26 April, week 7).
+    expect(lines.map((l) => [l.weekIndex, l.date, l.amount])).toEqual([
+      [2, "2026-03-27", "375"],
+      [6, "2026-04-26", "125"],
     ]);
+    expect(lines[0]?.note).toBe(
+      "6 of 8 of the organisation's past invoices paid in parts had the rest paid this long after the first part",
+    );
+    // Two invoices paid in parts in the whole organisation: too few to learn from. The
+    // remainder is timed as a fresh invoice (due + 30 days, 12 March, week 1).
+    expect(linesOf(input([item], HALVES.slice(0, 2)), "part")).toEqual([[0, "2026-03-12", "500"]]);
+    // A first part longer ago than any rest ever came: timed as a fresh invoice too.
+    const old = { ...item, firstPaidDate: "2026-02-05" };
+    expect(linesOf(input([old], HALVES), "part")).toEqual([[0, "2026-03-12", "500"]]);
   });
 
   it("explain lists the learnt parameter with its evidence", () => {
     const i = input([open({ id: "inv", amount: "1000", expectedDate: "2026-03-16" })], HALVES);
     const model = buildForecastModel(i);
+    // Every one of A's six paid invoices was paid in halves, the rest 30 days after the first.
     const entry = {
       shareInParts: 1,
       firstPartShare: 0.5,

@@ -7,19 +7,14 @@ import type { SalesHistoryEntry } from "./types.ts";
  * How customers pay in parts, learnt from their paid invoices (docs/forecast.md, "Partial
  * payments"). An invoice paid on two or more days is paid in parts: its first part covers a share
  * of what was paid, and the rest comes some days after it (the lag, from the first part to the
- * last). The collection model (collection.ts) times an invoice by its last payment, the day it
- * was paid in full; a customer who pays in parts has paid some of it that lag earlier.
+ * last). An invoice already part-paid has its remainder timed from its first payment by the lags
+ * of past invoices paid in parts (those longer than the days since that payment: the rest has not
+ * come by today), not from its due date as a fresh invoice is: the customer's own lags when
+ * MIN_OWN_PAYMENTS of them are that long, else the organisation's (which needs MIN_OWN_PAYMENTS
+ * invoices paid in parts); without them, it is timed as before.
  *
- * - An open invoice with nothing paid yet may be paid whole or in parts: in parts (with the learnt
- *   chance, given that no first part has come yet), its first part (the learnt share) comes the
- *   median lag before the rest (compute-forecast.ts, `spreadInParts`).
- * - An invoice already part-paid: its remainder is timed from its first payment by the lags of
- *   past invoices paid in parts (those longer than the days since that payment), not from its
- *   due date as a fresh invoice is.
- *
- * A customer's own record decides with MIN_OWN_PAYMENTS paid invoices (the share paid in parts)
- * and MIN_OWN_PAYMENTS paid in parts (the first part's share, the lags); else the
- * organisation's, which needs as many; without them, an invoice is timed as one amount.
+ * Measured and not served: splitting an invoice with nothing paid yet into a first part and the
+ * rest (docs/forecast.md says why).
  */
 
 /** A customer's record: their most recent paid invoices (as the collection model keeps). */
@@ -31,7 +26,7 @@ export interface PartsRecord {
   paid: number;
   /** Of them, paid on two or more days. */
   inParts: number;
-  /** Σ first parts ÷ Σ paid, over the invoices paid in parts (0 without any). */
+  /** Σ first parts ÷ Σ paid, over the invoices paid in parts (0 without any): evidence only. */
   firstShare: number;
   /** Days from the first part to the last, per invoice paid in parts, sorted. */
   lags: Int32Array;
@@ -102,49 +97,6 @@ export function fitPartialPayments(history: readonly SalesHistoryEntry[]): Parti
     byContact.set(id, record(recent));
   }
   return { byContact, organisation: record(all) };
-}
-
-/** How an open invoice with nothing paid yet is split: the first part's weight and lead. */
-export interface PartsSplit {
-  /** Share of paid invoices paid in parts. */
-  inPartsShare: number;
-  /** Share of what was paid that the first part covered. */
-  firstShare: number;
-  /** Days the first part comes before the rest (median lag). */
-  leadDays: number;
-  /** Whose record gave the share paid in parts, and whose the first part and lag. */
-  ownShare: boolean;
-  ownParts: boolean;
-  /** The record behind the share paid in parts. */
-  paid: number;
-  inParts: number;
-}
-
-/**
- * The split of a customer's open invoice with nothing paid yet, or null when it is timed as one
- * amount (no invoice of the record paid in parts, or too thin a record).
- */
-export function partsSplit(model: PartialPayments, contactId: string | null): PartsSplit | null {
-  const own = contactId ? model.byContact.get(contactId) : undefined;
-  const org = model.organisation;
-  const ownShare = own !== undefined && own.paid >= MIN_OWN_PAYMENTS;
-  const shareFrom = ownShare ? own : org;
-  if (shareFrom.paid < MIN_OWN_PAYMENTS || shareFrom.inParts === 0) return null;
-  const ownParts = own !== undefined && own.inParts >= MIN_OWN_PAYMENTS;
-  const partsFrom = ownParts ? own : org;
-  if (partsFrom.inParts < MIN_OWN_PAYMENTS) return null;
-  const inPartsShare = shareFrom.inParts / shareFrom.paid;
-  const leadDays = partsFrom.lags[(partsFrom.lags.length - 1) >> 1] ?? 0;
-  if (partsFrom.firstShare <= 0 || leadDays <= 0) return null;
-  return {
-    inPartsShare,
-    firstShare: partsFrom.firstShare,
-    leadDays,
-    ownShare,
-    ownParts,
-    paid: shareFrom.paid,
-    inParts: shareFrom.inParts,
-  };
 }
 
 /**
