@@ -110,6 +110,26 @@ function gated(c: Correction, test: "sum" | "dm"): Correction {
   };
 }
 
+/**
+ * A correction applied at every horizon only when its own record over all horizons beat the raw
+ * errors: Σ over horizons and known origins of (|e| − |e − c|) ÷ the horizon's root-mean-square
+ * error, above 0 (one decision per organisation and origin, on far more errors than one horizon's).
+ */
+function gatedOverHorizons(c: Correction): Correction {
+  return (e, t, h) => {
+    let gain = 0;
+    for (const k of HORIZONS) {
+      const errs = known(e.base, k, t);
+      if (errs.length < 2) continue;
+      const rms = Math.sqrt(mean(errs.map((x) => x * x))) || 1;
+      errs.forEach((x, j) => {
+        gain += (Math.abs(x) - Math.abs(x - c(e, j, k))) / rms;
+      });
+    }
+    return gain > 0 ? c(e, t, h) : 0;
+  };
+}
+
 /** A learned scale λ ∈ [0, 1] on a predictor: least squares of known errors on its past values. */
 function scaled(p: Correction): Correction {
   return (e, t, h) => {
@@ -239,10 +259,19 @@ const VARIANTS: [string, Correction][] = [
   ["mean × n ÷ (n + 12) where its own record beat raw", gated(meanByPrior, "sum")],
   ["the same, Diebold–Mariano t > 2", gated(meanByPrior, "dm")],
   ["level from 1 week × n ÷ (n + 12), Diebold–Mariano t > 2", gated(level1ByPrior, "dm")],
+  [
+    "mean × n ÷ (n + 12) where its record over all horizons beat raw",
+    gatedOverHorizons(meanByPrior),
+  ],
+  ["level from 1 week × n ÷ (n + 12), the same", gatedOverHorizons(level1ByPrior)],
   ["combined with due dates, least-squares weight", dueLs],
   ["combined with due dates, inverse-MSE weight", dueInverse],
   ["the same, where its own record beat raw", gated(dueInverse, "sum")],
   ["combined with due dates, least squares, Diebold–Mariano t > 2", gated(dueLs, "dm")],
+  [
+    "combined with due dates, inverse-MSE, where its record over all horizons beat raw",
+    gatedOverHorizons(dueInverse),
+  ],
   ["combined with flat, least-squares weight", combined((e) => e.flat, "ls")],
   [
     "(look-ahead, not servable) the whole sample's mean",
