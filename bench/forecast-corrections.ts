@@ -212,6 +212,14 @@ const VARIANTS: [string, Correction][] = [
     perHorizon((xs, e, t, h) => shrunkMean([...xs, ...running(e.base, h, t)])),
   ],
   ["running origins only, shrunk", (e, t, h) => shrunkMean(running(e.base, h, t))],
+  [
+    "where the mean × n ÷ (n + 12) and the running origins' mean agree in sign, the smaller",
+    (e, t, h) => {
+      const m = byPrior(known(e.base, h, t));
+      const r = ((xs) => (xs.length ? mean(xs) : 0))(running(e.base, h, t));
+      return m * r > 0 ? Math.sign(m) * Math.min(Math.abs(m), Math.abs(r)) : 0;
+    },
+  ],
   ["median × n ÷ (n + 12)", perHorizon((xs) => byPrior(xs, median))],
   [
     "mean where |t| > 2, else 0",
