@@ -283,16 +283,17 @@ async function readPayments(
   // Every document's when there is no cutoff: no list to send. The list goes as one array
   // parameter: a statement takes at most 65,535 parameters, and a cutoff long past can take
   // every document. The documents open now and those paid on two or more days are found by the
-  // statement itself (an organisation can have tens of thousands open).
+  // statement itself (an organisation can have tens of thousands open): two uncorrelated
+  // subqueries, each hashed once, so the organisation's payments are scanned once.
   const ids = sql.param(rebuilt.map((d) => d.externalId ?? ""));
   const only =
     cutoff === null
       ? sql`true`
       : sql`(p.invoice_external_id = ANY(${ids}::text[])
-          OR EXISTS (SELECT 1 FROM cash_items ci
-            WHERE ci.org_id = ${orgId} AND ci.source IN ('LEDGER_INVOICE', 'LEDGER_BILL')
-              AND ci.external_id = p.invoice_external_id
-              AND ci.ledger_status IN ('AUTHORISED', 'SUBMITTED'))
+          OR p.invoice_external_id IN (
+            SELECT external_id FROM cash_items
+            WHERE org_id = ${orgId} AND source IN ('LEDGER_INVOICE', 'LEDGER_BILL')
+              AND ledger_status IN ('AUTHORISED', 'SUBMITTED'))
           OR p.invoice_external_id IN (
             SELECT invoice_external_id FROM payments
             WHERE org_id = ${orgId} AND invoice_external_id IS NOT NULL AND status <> 'DELETED'
