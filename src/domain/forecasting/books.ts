@@ -168,11 +168,17 @@ export function paymentPartsAsOf(
   return [...byDay].sort((a, b) => byText(a[0], b[0])).map(([date, cents]) => ({ date, cents }));
 }
 
-/** The parts of an invoice paid on two or more days, as `SalesHistoryEntry.parts` has them. */
-function paidInParts(parts: readonly { date: string; cents: Cents }[]): PaidInParts | undefined {
+/**
+ * The parts of an invoice, as `SalesHistoryEntry.parts` has them: of a paid invoice when paid on
+ * two or more days (`least` 2), of an open one when part-paid (`least` 1).
+ */
+function paidInParts(
+  parts: readonly { date: string; cents: Cents }[],
+  least: number,
+): PaidInParts | undefined {
   const first = parts[0];
   const last = parts[parts.length - 1];
-  if (parts.length < 2 || !first || !last) return undefined;
+  if (parts.length < least || !first || !last) return undefined;
   let paid = 0;
   for (const p of parts) paid += p.cents;
   return {
@@ -296,7 +302,9 @@ export function booksAsOf(
     if (!LIVE_NOW.has(then.status) || !inWindow(d.issueDate) || d.issueDate === null) continue;
     if (d.type === "ACCREC") {
       if (d.contactId === null) continue;
-      const inParts = then.paidDate !== null ? paidInParts(parts) : undefined;
+      // A paid invoice in one part has no parts (its payment may not be read); an open one's
+      // payments always are (books.ts `payments`).
+      const inParts = paidInParts(parts, then.paidDate !== null ? 2 : 1);
       salesHistory.push({
         contactId: d.contactId,
         issueDate: d.issueDate,

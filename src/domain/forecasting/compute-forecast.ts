@@ -277,7 +277,7 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
     customerTrend,
     runRates,
     collection: fitCollection(input.salesHistory, today),
-    partialPayments: fitPartialPayments(input.salesHistory),
+    partialPayments: fitPartialPayments(input.salesHistory, today),
     billTiming: fitCollection(
       input.recurringHistory.flatMap((e) =>
         e.kind === "bill" && e.contactId && e.dueDate ? [billAsSalesEntry(e)] : [],
@@ -545,7 +545,7 @@ export function computeForecast(
     if (beyond + unpaidShares > 0)
       excluded.push({
         itemId: item.id,
-        reason: `${beyond + unpaidShares} of ${shares} of ${whose} past ${noun} ${late} were paid after the 13-week horizon${bill || remainder ? "" : " or not at all"}`,
+        reason: `${beyond + unpaidShares} of ${shares} of ${whose} past ${noun} ${late} were paid after the 13-week horizon${bill ? "" : " or not at all"}`,
       });
     // Invariant per item, so computed once rather than per week.
     const overdue = dayNumber(item.expectedDate) < todayDay;
@@ -618,7 +618,7 @@ export function computeForecast(
         const firstDay = dayNumber(item.firstPaidDate);
         const lags = remainderLags(model.partialPayments, item.contactId, todayDay - firstDay);
         if (lags) {
-          const remainder = { ...lags, unpaid: 0, weights: null, offset: 0 };
+          const remainder = { ...lags, weights: null, offset: 0 };
           const baseDay = firstDay + rules.receivableShiftDays;
           spreadReceivable(item, remainder, baseDay, full, weightMicro, false, true);
           continue;

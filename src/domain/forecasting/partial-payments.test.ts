@@ -133,6 +133,39 @@ describe("partial payments: a part-paid invoice's remainder follows its first pa
     );
   });
 
+  it("counts a rest never paid as a share that never arrives", () => {
+    // A also has an invoice part-paid on 1 November whose rest has not come 130 days on: of
+    // seven, six rests came 30 days after the first part and one never: 6/7 of 700 on 27 March.
+    const neverDone: SalesHistoryEntry = {
+      ...paid("A", "2025-10-20", [[12, "300"]]),
+      paidDate: null,
+      parts: {
+        count: 1,
+        firstDate: "2025-11-01",
+        firstAmount: "300",
+        lastDate: "2025-11-01",
+        paid: "300",
+      },
+    };
+    const item = open({
+      id: "part",
+      amount: "700",
+      expectedDate: "2026-02-10",
+      firstPaidDate: "2026-02-25",
+    });
+    const r = computeForecast(input([item], [...HALVES, neverDone]));
+    expect(r.lines.filter((l) => l.itemId === "part").map((l) => [l.date, l.amount])).toEqual([
+      ["2026-03-27", "600"],
+    ]);
+    expect(r.excluded).toEqual([
+      {
+        itemId: "part",
+        reason:
+          "1 of 7 of the customer's past invoices paid in parts with the rest at least this long after the first part were paid after the 13-week horizon or not at all",
+      },
+    ]);
+  });
+
   it("falls back to the organisation's lags, then to the due date, on thin history", () => {
     const item = open({
       id: "part",
@@ -176,6 +209,7 @@ describe("partial payments: a part-paid invoice's remainder follows its first pa
       firstPartShare: 0.5,
       medianDaysToLastPart: 30,
       paidInParts: 6,
+      restNeverPaid: 0,
       observations: 6,
       from: "2025-08-02",
       to: "2025-11-15",
@@ -229,7 +263,18 @@ describe("partial payments in the books as of a date", () => {
     expect(mid.openItems.map((o) => [o.id, o.amount, o.firstPaidDate])).toEqual([
       ["d1", "600", "2026-02-04"],
     ]);
-    expect(mid.salesHistory.map((s) => [s.paidDate, s.parts])).toEqual([[null, undefined]]);
+    expect(mid.salesHistory.map((s) => [s.paidDate, s.parts])).toEqual([
+      [
+        null,
+        {
+          count: 1,
+          firstDate: "2026-02-04",
+          firstAmount: "400",
+          lastDate: "2026-02-04",
+          paid: "400",
+        },
+      ],
+    ]);
     // The same books with the later payment taken out, as a loader that ran that day saw them.
     const then = books([
       doc({
@@ -254,7 +299,7 @@ describe("partial payments in the books as of a date", () => {
         paid: "1000",
       },
     ]);
-    expect(fitPartialPayments(after.salesHistory).organisation).toMatchObject({
+    expect(fitPartialPayments(after.salesHistory, "2026-03-10").organisation).toMatchObject({
       paid: 1,
       inParts: 1,
       firstShare: 0.4,

@@ -1,5 +1,5 @@
 import { toCents } from "./cents.ts";
-import { lowerBound, MIN_OWN_PAYMENTS } from "./collection.ts";
+import { lowerBound, MIN_OWN_PAYMENTS, UNPAID_AFTER_DAYS } from "./collection.ts";
 import { dayNumber } from "./dates.ts";
 import type { SalesHistoryEntry } from "./types.ts";
 
@@ -11,7 +11,8 @@ import type { SalesHistoryEntry } from "./types.ts";
  * of past invoices paid in parts (those longer than the days since that payment: the rest has not
  * come by today), not from its due date as a fresh invoice is: the customer's own lags when
  * MIN_OWN_PAYMENTS of them are that long, else the organisation's (which needs MIN_OWN_PAYMENTS
- * invoices paid in parts); without them, it is timed as before.
+ * invoices paid in parts); a part-paid invoice whose rest had not come UNPAID_AFTER_DAYS after its
+ * first part counts as a share that never arrives. Without them, it is timed as before.
  *
  * Measured and not served: splitting an invoice with nothing paid yet into a first part and the
  * rest (docs/forecast.md says why).
@@ -30,6 +31,11 @@ export interface PartsRecord {
   firstShare: number;
   /** Days from the first part to the last, per invoice paid in parts, sorted. */
   lags: Int32Array;
+  /**
+   * Days since the first part (sorted) of part-paid invoices whose rest had not come
+   * UNPAID_AFTER_DAYS after it: a rest never paid (within a forecast's reach).
+   */
+  unpaidRests: Int32Array;
   /** Issue dates of the first and last invoice looked at (null without any). */
   from: string | null;
   to: string | null;
@@ -45,7 +51,7 @@ interface Paid {
   parts: SalesHistoryEntry["parts"];
 }
 
-function record(list: readonly Paid[]): PartsRecord {
+function record(list: readonly Paid[], unpaidRests: readonly number[]): PartsRecord {
   let firstCents = 0;
   let paidCents = 0;
   const lags: number[] = [];
@@ -65,6 +71,7 @@ function record(list: readonly Paid[]): PartsRecord {
     inParts: lags.length,
     firstShare: paidCents > 0 ? firstCents / paidCents : 0,
     lags: Int32Array.from(lags).sort(),
+    unpaidRests: Int32Array.from(unpaidRests).sort(),
     from,
     to,
   };
@@ -72,14 +79,30 @@ function record(list: readonly Paid[]): PartsRecord {
 
 /**
  * Each customer's record (their last RECENT_INVOICES paid invoices by issue date) and the
- * organisation's (every paid invoice of the history). The history is as known at the forecast's
- * day (books.ts: payments after it are unseen).
+ * organisation's (every paid invoice of the history), with the rests never paid (part-paid
+ * invoices still open UNPAID_AFTER_DAYS after their first part). The history is as known at the
+ * forecast's day `today` (books.ts: payments after it are unseen).
  */
-export function fitPartialPayments(history: readonly SalesHistoryEntry[]): PartialPayments {
+export function fitPartialPayments(
+  history: readonly SalesHistoryEntry[],
+  today: string,
+): PartialPayments {
   const byContactList = new Map<string, Paid[]>();
   const all: Paid[] = [];
+  const unpaidByContact = new Map<string, number[]>();
+  const unpaidAll: number[] = [];
+  const todayDay = dayNumber(today);
   for (const e of history) {
-    if (!e.paidDate) continue;
+    if (!e.paidDate) {
+      if (!e.parts) continue;
+      const since = todayDay - dayNumber(e.parts.firstDate);
+      if (since < UNPAID_AFTER_DAYS) continue;
+      unpaidAll.push(since);
+      const list = unpaidByContact.get(e.contactId);
+      if (list) list.push(since);
+      else unpaidByContact.set(e.contactId, [since]);
+      continue;
+    }
     const paid = { issue: e.issueDate, parts: e.parts };
     all.push(paid);
     const list = byContactList.get(e.contactId);
@@ -94,32 +117,35 @@ export function fitPartialPayments(history: readonly SalesHistoryEntry[]): Parti
       .sort((a, b) => (a.p.issue < b.p.issue ? -1 : a.p.issue > b.p.issue ? 1 : a.i - b.i))
       .slice(-RECENT_INVOICES)
       .map((x) => x.p);
-    byContact.set(id, record(recent));
+    byContact.set(id, record(recent, unpaidByContact.get(id) ?? []));
   }
-  return { byContact, organisation: record(all) };
+  return { byContact, organisation: record(all, unpaidAll) };
 }
 
 /**
  * The lags (days after its first payment) a part-paid invoice's remainder is spread over: those
  * of past invoices paid in parts longer than `elapsed` (the days since its first payment: the
- * rest has not come by today), the customer's when MIN_OWN_PAYMENTS of theirs are, else the
- * organisation's; null when neither has one that long (the invoice is then timed as a fresh one).
+ * rest has not come by today), with the count of rests never paid whose first part is at least
+ * that old (shares that never arrive); the customer's when MIN_OWN_PAYMENTS of their lags are
+ * that long, else the organisation's; null when neither has one that long (the invoice is then
+ * timed as a fresh one).
  */
 export function remainderLags(
   model: PartialPayments,
   contactId: string | null,
   elapsed: number,
-): { values: Int32Array; own: boolean } | null {
+): { values: Int32Array; unpaid: number; own: boolean } | null {
   const later = (lags: Int32Array) => lags.subarray(lowerBound(lags, elapsed + 1));
+  const unpaid = (r: PartsRecord) => r.unpaidRests.length - lowerBound(r.unpaidRests, elapsed);
   const own = contactId ? model.byContact.get(contactId) : undefined;
   if (own && own.inParts >= MIN_OWN_PAYMENTS) {
     const values = later(own.lags);
-    if (values.length >= MIN_OWN_PAYMENTS) return { values, own: true };
+    if (values.length >= MIN_OWN_PAYMENTS) return { values, unpaid: unpaid(own), own: true };
   }
   const org = model.organisation;
   if (org.inParts < MIN_OWN_PAYMENTS) return null;
   const values = later(org.lags);
-  return values.length > 0 ? { values, own: false } : null;
+  return values.length > 0 ? { values, unpaid: unpaid(org), own: false } : null;
 }
 
 /** A record as `forecast explain` lists it (learned.ts). */
@@ -131,7 +157,8 @@ export function partsEntry(contactId: string | null, r: PartsRecord) {
     firstPartShare: Math.round(r.firstShare * 1000) / 1000,
     medianDaysToLastPart: median,
     paidInParts: r.inParts,
-    observations: r.paid,
+    restNeverPaid: r.unpaidRests.length,
+    observations: r.paid + r.unpaidRests.length,
     from: r.from,
     to: r.to,
   };

@@ -91,9 +91,9 @@ export interface SalesHistoryEntry {
   paidDate: string | null;
   accountId: string | null;
   /**
-   * A paid invoice settled by more than one payment (days with a payment, as known then): the
-   * first part and what was paid in all (the invoice's currency). Absent: paid in one payment,
-   * by credit, or not paid.
+   * A paid invoice settled by more than one payment (days with a payment, as known then), or an
+   * open one part-paid: the first part and what was paid in all (the invoice's currency).
+   * Absent: paid in one payment, by credit, or open with nothing paid.
    */
   parts?: PaidInParts;
 }
