@@ -154,6 +154,9 @@ function inBooks(d: DocumentRow, cutoff: string | null, since: string | null): b
   );
 }
 
+/** No payments or allocations: one empty list shared by the documents without any (read only). */
+const NONE: readonly { date: string; amount: string }[] = [];
+
 /** `list` grouped by `doc`, each group in the order read. */
 function byDocument(list: readonly { doc: string; date: string; amount: string }[]): DatedAmounts {
   const out: DatedAmounts = new Map();
@@ -386,7 +389,7 @@ export function booksFromRows(org: ForecastOrg, read: BookRows, cutoff: string |
       .map((d) => d.externalId ?? ""),
   );
   const of = (list: DatedAmounts, externalId: string | null) =>
-    (externalId !== null && rebuilt.has(externalId) && list.get(externalId)) || [];
+    (externalId !== null && rebuilt.has(externalId) && list.get(externalId)) || NONE;
   const documents: BookDocument[] = docRows.map((d) => ({
     id: d.id,
     type: d.source === "LEDGER_INVOICE" ? "ACCREC" : "ACCPAY",
