@@ -225,7 +225,8 @@ function byContact(sales: readonly SalesHistoryEntry[]): SalesHistoryEntry[] {
     else groups.set(e.contactId, [e]);
   }
   const out: SalesHistoryEntry[] = [];
-  for (const id of [...groups.keys()].sort(byText)) for (const e of groups.get(id) ?? []) out.push(e);
+  for (const id of [...groups.keys()].sort(byText))
+    for (const e of groups.get(id) ?? []) out.push(e);
   return out;
 }
 
