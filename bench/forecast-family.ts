@@ -6,7 +6,8 @@
  *
  * Which businesses, seed, clock and origins: the FAMILY_* environment (bench/family.ts); the demo
  * itself (the roaster on seed "demo") comes last, as the issue's targets are for the family and
- * the demo. FAMILY_JSON (a file) receives every result.
+ * the demo. FAMILY_JSON (a file) receives every result, with the baselines' errors per origin
+ * (`baselineResiduals`, which bench/forecast-corrections.ts replays).
  */
 import { writeFileSync } from "node:fs";
 import { openPglite } from "../src/db/client.ts";
@@ -32,7 +33,10 @@ try {
     const seeded = await seedFamilyRun(database.db, run);
     const t1 = performance.now();
     const data = await loadBacktestData(database.db, seeded.orgId, FAMILY_NOW);
-    const r = runBacktest(data, { origins: FAMILY_ORIGINS });
+    const r = runBacktest(data, {
+      origins: FAMILY_ORIGINS,
+      keepBaselineResiduals: Boolean(process.env.FAMILY_JSON),
+    });
     const t2 = performance.now();
     results[label] = r;
     console.log(

@@ -318,6 +318,18 @@ describe("backtest", () => {
     expect(due?.mape).toBeCloseTo((5 * 0.1) / 6, 10);
     expect(r.scores.flat[0]).toMatchObject({ mae: "0", bias: "0" });
     expect(r.residuals[1]).toHaveLength(6);
+    expect(r.baselineResiduals).toBeUndefined();
+  });
+
+  it("keeps the baselines' errors per origin only when asked: the never-paid receivable's", () => {
+    const d = data([
+      doc({ id: "x", issueDate: "2026-01-01", dueDate: "2026-02-02", total: "100" }),
+    ]);
+    const r = runBacktest(d, { origins: 6, keepBaselineResiduals: true });
+    // The first origin's week 1 ends before 2 Feb; every later origin expects the 100 in week 1.
+    expect(r.baselineResiduals?.due_dates[1]).toEqual(["0", "100", "100", "100", "100", "100"]);
+    expect(r.baselineResiduals?.flat[1]).toEqual(["0", "0", "0", "0", "0", "0"]);
+    expect(r.baselineResiduals?.due_dates[13]).toEqual([]);
   });
 
   it("the forecast at an origin is the served engine on the books then", () => {

@@ -73,6 +73,11 @@ export interface BacktestResult {
    */
   intervalCoverage: Record<number, number | null>;
   intervalChecks: Record<number, number>;
+  /**
+   * The naive baselines' signed errors per horizon, like `residuals`, only when asked for
+   * (`keepBaselineResiduals`): bench/forecast-corrections.ts replays forecast combinations on them.
+   */
+  baselineResiduals?: Record<Exclude<BacktestMethod, "BASE">, Record<number, string[]>>;
 }
 
 /** An instant whose local date in `timezone` is `date` (noon UTC, moved if the zone is far off). */
@@ -161,7 +166,10 @@ const mean = (xs: readonly number[]) =>
  * Sunday is before today. Methods: BASE (the served engine); `flat` (cash stays as it is);
  * `due_dates` (every open item on its due date, overdue ones in week 1, nothing else).
  */
-export function runBacktest(data: BacktestData, opts: { origins: number }): BacktestResult {
+export function runBacktest(
+  data: BacktestData,
+  opts: { origins: number; keepBaselineResiduals?: boolean },
+): BacktestResult {
   const origins = backtestOrigins(data.today, opts.origins);
   const first = origins[0] ?? data.today;
   const cash = dailyCash(data, addDays(first, -1), data.today);
@@ -248,5 +256,16 @@ export function runBacktest(data: BacktestData, opts: { origins: number }): Back
     residuals,
     intervalCoverage,
     intervalChecks,
+    ...(opts.keepBaselineResiduals && {
+      baselineResiduals: {
+        flat: baselineErrors(signed, "flat"),
+        due_dates: baselineErrors(signed, "due_dates"),
+      },
+    }),
   };
 }
+
+const baselineErrors = (signed: Map<string, number[]>, method: BacktestMethod) =>
+  Object.fromEntries(
+    HORIZONS.map((h) => [h, (signed.get(`${method}|${h}`) ?? []).map(centsToDecimal)]),
+  );
