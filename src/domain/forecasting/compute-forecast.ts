@@ -32,7 +32,13 @@ import {
 } from "./collection-curve.ts";
 import { type CustomerTrend, fitCustomerTrend, trendFactor } from "./customer-trend.ts";
 import { dateOf, dayNumber, mondayOnOrBefore } from "./dates.ts";
-import { type CustomerModel, expectedOrdersByDay, fitCustomers, fitSuppliers } from "./hazard.ts";
+import {
+  type CustomerModel,
+  expectedOrdersByDay,
+  fitCustomers,
+  fitSuppliers,
+  ordersScratch,
+} from "./hazard.ts";
 import { fitPartialPayments, type PartialPayments, remainderLags } from "./partial-payments.ts";
 import { detectRecurring, projectRecurring, type RecurringStream } from "./recurring.ts";
 import {
@@ -186,6 +192,8 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
   // Expected sales invoiced on each coming day (cents, before the season): what variable
   // costs follow.
   const salesByDay = new Float64Array(Math.max(0, horizonEnd - todayDay) + 1);
+  // One set of buffers for every customer's and supplier's expected orders (hazard.ts).
+  const scratch = ordersScratch();
   // Customers' orders: paid along their collection curve (collection-curve.ts).
   const collected = (models: readonly CustomerModel[]) => {
     const out = new Map<string, Float64Array>();
@@ -196,7 +204,7 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
     );
     for (const c of models) {
       if (days <= 0) continue;
-      const byDay = expectedOrdersByDay(c, todayDay, days);
+      const byDay = expectedOrdersByDay(c, todayDay, days, scratch);
       for (let j = 1; j <= days; j++) byDay[j] = (byDay[j] ?? 0) * (trend[j] ?? 1);
       for (let j = 1; j <= days; j++)
         salesByDay[j] = (salesByDay[j] ?? 0) + (byDay[j] ?? 0) * c.typicalOrder;
@@ -217,7 +225,7 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
       // Orders placed up to (horizon end − delay) are paid within the horizon.
       const days = horizonEnd - todayDay - c.paymentDelayDays;
       if (days <= 0) continue;
-      const byDay = expectedOrdersByDay(c, todayDay, days);
+      const byDay = expectedOrdersByDay(c, todayDay, days, scratch);
       const perWeek = new Float64Array(WEEKS);
       let any = false;
       for (let j = 1; j <= days; j++) {
@@ -249,8 +257,15 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
   const weeklyOrders = collected(customers);
   let variableCosts: ForecastModel["variableCosts"] = null;
   if (variableFit !== null) {
+    // The expected sales: fitted customers' orders and the other customers' run rate, on the
+    // trend as the inflow forecast carries it.
     const others = runRates.find((r) => r.kind === "customers")?.windowTotal ?? 0;
-    const sales = salesByDay.map((v, j) => (j === 0 ? 0 : (v + others / RUN_RATE_DAYS) * season));
+    const sales = salesByDay.map((v, j) =>
+      j === 0
+        ? 0
+        : (v + (others / RUN_RATE_DAYS) * trendFactor(customerTrend, j + RUN_RATE_DAYS / 2)) *
+          season,
+    );
     variableCosts = {
       fit: variableFit,
       weekly: collectByWeek(
@@ -801,8 +816,12 @@ export function computeForecast(
     let days: ArrayLike<number>;
     if (rate.kind === "customers") {
       // Other customers' sales, a day's worth each day, collected along the organisation's curve.
+      // The window's pace is its middle's (RUN_RATE_DAYS / 2 ago): the business's order trend
+      // (customer-trend.ts) carries it from there to each coming day.
       days = collectByWeek(
-        new Float64Array(horizonDays + 1).fill(1),
+        Float64Array.from({ length: horizonDays + 1 }, (_, j) =>
+          trendFactor(model.customerTrend, j + RUN_RATE_DAYS / 2),
+        ),
         model.curves.organisation,
         todayDay,
         week1Start,
