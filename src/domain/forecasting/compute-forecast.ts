@@ -246,8 +246,15 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
   const weeklyOrders = collected(customers);
   let variableCosts: ForecastModel["variableCosts"] = null;
   if (variableFit !== null) {
+    // The expected sales: fitted customers' orders and the other customers' run rate, on the
+    // trend as the inflow forecast carries it.
     const others = runRates.find((r) => r.kind === "customers")?.windowTotal ?? 0;
-    const sales = salesByDay.map((v, j) => (j === 0 ? 0 : (v + others / RUN_RATE_DAYS) * season));
+    const sales = salesByDay.map((v, j) =>
+      j === 0
+        ? 0
+        : (v + (others / RUN_RATE_DAYS) * trendFactor(customerTrend, j + RUN_RATE_DAYS / 2)) *
+          season,
+    );
     variableCosts = {
       fit: variableFit,
       weekly: collectByWeek(
@@ -779,8 +786,12 @@ export function computeForecast(
     let days: ArrayLike<number>;
     if (rate.kind === "customers") {
       // Other customers' sales, a day's worth each day, collected along the organisation's curve.
+      // The window's pace is its middle's (RUN_RATE_DAYS / 2 ago): the business's order trend
+      // (customer-trend.ts) carries it from there to each coming day.
       days = collectByWeek(
-        new Float64Array(horizonDays + 1).fill(1),
+        Float64Array.from({ length: horizonDays + 1 }, (_, j) =>
+          trendFactor(model.customerTrend, j + RUN_RATE_DAYS / 2),
+        ),
         model.curves.organisation,
         todayDay,
         week1Start,

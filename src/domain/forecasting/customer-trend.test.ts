@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { collectByWeek, curveFor } from "./collection-curve.ts";
-import { buildForecastModel, WEEKS } from "./compute-forecast.ts";
+import { buildForecastModel, computeForecast, WEEKS } from "./compute-forecast.ts";
 import { fitCustomerTrend, trendFactor } from "./customer-trend.ts";
 import { addDays, dayNumber } from "./dates.ts";
 import { type CustomerModel, expectedOrdersByDay } from "./hazard.ts";
@@ -160,5 +160,31 @@ describe("the forecast with the customer trend", () => {
         to: TODAY,
       },
     ]);
+  });
+
+  it("carries the trend on the other customers' run rate from the middle of its window", () => {
+    // Thirteen customers with one order each in the last 91 days: the run rate of other
+    // customers, 9,100.00 in the window.
+    const others = Array.from({ length: 13 }, (_, k) => ({
+      ...sale(`O${k}`, T - 7 * k),
+      total: "700",
+    }));
+    const withOthers = { ...input, salesHistory: [...history, ...others] };
+    const model = buildForecastModel(withOthers);
+    const scenario = { id: "base", name: "Base", kind: "BASE" as const, assumptions: {} };
+    const runRate = (m: typeof model) =>
+      computeForecast({ ...withOthers, scenario }, m)
+        .runRates.find((r) => r.kind === "customers")
+        ?.amounts.map(Number) ?? [];
+    const trended = runRate(model);
+    const flat = runRate({ ...model, customerTrend: { ...model.customerTrend, logPerYear: 0 } });
+    // The window's pace is its middle's, 45.5 days ago: day j of the horizon is at
+    // e^(−0.681·(j + 45.5)/365), from 0.919 (today) down to 0.779 (day 88).
+    const ratio = (w: number) => (trended[w] ?? 0) / (flat[w] ?? 1);
+    const total = (a: number[]) => a.reduce((x, y) => x + y, 0);
+    expect(total(flat)).toBeGreaterThan(5_000);
+    expect(total(trended) / total(flat)).toBeGreaterThan(0.779);
+    expect(total(trended) / total(flat)).toBeLessThan(0.919);
+    for (let w = 2; w < WEEKS; w++) expect(ratio(w)).toBeLessThan(ratio(w - 1));
   });
 });
