@@ -133,11 +133,6 @@ export function fitCollectionCurves(
   };
   const byCustomer = new Map<string, CollectionCurve>();
   const t = emptyTally();
-  // Every customer's curve in one buffer (a view each): an array per customer was one of the
-  // model's many small allocations (ADR 0009).
-  const span = CURVE_DAYS + 1;
-  const buffer = new Float64Array(mine.size * span);
-  let next = 0;
   for (const [contactId, invoices] of mine) {
     t.paid.fill(0);
     t.seen.fill(0);
@@ -147,8 +142,7 @@ export function fitCollectionCurves(
     for (const i of invoices)
       tally(t, 1, ages[i] ?? 0, delays[i] ?? 0, (history[i] as SalesHistoryEntry).issueDate);
     settle(t);
-    const c = buffer.subarray(next, next + span);
-    next += span;
+    const c = new Float64Array(CURVE_DAYS + 1);
     for (let k = 0; k <= CURVE_DAYS; k++) {
       c[k] =
         ((t.paid[k] ?? 0) + SHRINK_INVOICES * (orgCurve[k] ?? 0)) /

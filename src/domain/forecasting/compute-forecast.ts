@@ -32,13 +32,7 @@ import {
 } from "./collection-curve.ts";
 import { type CustomerTrend, fitCustomerTrend, trendFactor } from "./customer-trend.ts";
 import { dateOf, dayNumber, mondayOnOrBefore } from "./dates.ts";
-import {
-  type CustomerModel,
-  expectedOrdersByDay,
-  fitCustomers,
-  fitSuppliers,
-  ordersScratch,
-} from "./hazard.ts";
+import { type CustomerModel, expectedOrdersByDay, fitCustomers, fitSuppliers } from "./hazard.ts";
 import { fitPartialPayments, type PartialPayments, remainderLags } from "./partial-payments.ts";
 import { detectRecurring, projectRecurring, type RecurringStream } from "./recurring.ts";
 import {
@@ -192,8 +186,6 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
   // Expected sales invoiced on each coming day (cents, before the season): what variable
   // costs follow.
   const salesByDay = new Float64Array(Math.max(0, horizonEnd - todayDay) + 1);
-  // One set of buffers for every customer's and supplier's expected orders (hazard.ts).
-  const scratch = ordersScratch();
   // Customers' orders: paid along their collection curve (collection-curve.ts).
   const collected = (models: readonly CustomerModel[]) => {
     const out = new Map<string, Float64Array>();
@@ -204,7 +196,7 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
     );
     for (const c of models) {
       if (days <= 0) continue;
-      const byDay = expectedOrdersByDay(c, todayDay, days, scratch);
+      const byDay = expectedOrdersByDay(c, todayDay, days);
       for (let j = 1; j <= days; j++) byDay[j] = (byDay[j] ?? 0) * (trend[j] ?? 1);
       for (let j = 1; j <= days; j++)
         salesByDay[j] = (salesByDay[j] ?? 0) + (byDay[j] ?? 0) * c.typicalOrder;
@@ -225,7 +217,7 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
       // Orders placed up to (horizon end − delay) are paid within the horizon.
       const days = horizonEnd - todayDay - c.paymentDelayDays;
       if (days <= 0) continue;
-      const byDay = expectedOrdersByDay(c, todayDay, days, scratch);
+      const byDay = expectedOrdersByDay(c, todayDay, days);
       const perWeek = new Float64Array(WEEKS);
       let any = false;
       for (let j = 1; j <= days; j++) {

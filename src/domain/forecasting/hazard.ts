@@ -194,54 +194,19 @@ export function fitSuppliers(
 }
 
 /**
- * Buffers reused by `expectedOrdersByDay` across the customers of one fit: a fit makes four
- * arrays per customer otherwise (about 30,000 for the bench organisation), and allocating and
- * collecting them was a fifth of the expected-orders step (ADR 0009). Grown as needed, never
- * shrunk; each use clears the part it reads.
- */
-export interface OrdersScratch {
-  kernel: Float64Array;
-  all: Float64Array;
-  f: Float64Array;
-  m: Float64Array;
-}
-
-/** Empty buffers for `expectedOrdersByDay`. */
-export const ordersScratch = (): OrdersScratch => ({
-  kernel: new Float64Array(0),
-  all: new Float64Array(0),
-  f: new Float64Array(0),
-  m: new Float64Array(0),
-});
-
-/** `buffer` cleared on [0, n), or a new one when it is shorter. */
-function cleared(buffer: Float64Array, n: number): Float64Array {
-  if (buffer.length < n) return new Float64Array(n);
-  buffer.fill(0, 0, n);
-  return buffer;
-}
-
-/**
  * The smoothed interval distribution f(1..maxDay): a Gaussian kernel of the model's bandwidth
  * around each observed interval, normalised over 1..cap (cap = longest interval + 4 bandwidths),
- * so f(t) = 0 beyond the cap. Index 0 is unused (an order a day after itself is day 1). With
- * `scratch`, f is its `f` buffer, valid on [0, maxDay] until its next use.
+ * so f(t) = 0 beyond the cap. Index 0 is unused (an order a day after itself is day 1).
  */
-export function intervalDistribution(
-  model: CustomerModel,
-  maxDay: number,
-  scratch: OrdersScratch = ordersScratch(),
-): Float64Array {
+export function intervalDistribution(model: CustomerModel, maxDay: number): Float64Array {
   const h = model.bandwidth;
   const reach = Math.ceil(4 * h);
   const cap = Math.ceil(Math.max(...model.intervals) + 4 * h);
   // The kernel once per customer: exp() (2 × reach + 1) times instead of per day and interval.
-  scratch.kernel = cleared(scratch.kernel, reach + 1);
-  const kernel = scratch.kernel;
+  const kernel = new Float64Array(reach + 1);
   const inv = 1 / (2 * h * h);
   for (let k = 0; k <= reach; k++) kernel[k] = Math.exp(-(k * k) * inv);
-  scratch.all = cleared(scratch.all, cap + 1);
-  const all = scratch.all;
+  const all = new Float64Array(cap + 1);
   let total = 0;
   for (const d of model.intervals) {
     const lo = Math.max(1, Math.ceil(d - reach));
@@ -254,8 +219,7 @@ export function intervalDistribution(
       total += v;
     }
   }
-  scratch.f = cleared(scratch.f, maxDay + 1);
-  const f = scratch.f;
+  const f = new Float64Array(maxDay + 1);
   const n = Math.min(maxDay, cap);
   if (total > 0) for (let t = 1; t <= n; t++) f[t] = (all[t] ?? 0) / total;
   return f;
@@ -265,30 +229,25 @@ export function intervalDistribution(
  * Expected orders per day for the next `days` days (index j = today + j, j ≥ 1): the first
  * order's conditional density f(e + j)/S(e), plus later orders by the renewal equation
  * m(j) = f(e+j)/S(e) + Σ_{i<j} m(i)·f(j−i). Empty (all zero) when the customer has lapsed
- * (S(e) < LAPSED_SURVIVAL). With `scratch` (one fit's many customers), the answer is a view
- * into it, valid until its next use.
+ * (S(e) < LAPSED_SURVIVAL).
  */
 export function expectedOrdersByDay(
   model: CustomerModel,
   todayDay: number,
   days: number,
-  scratch: OrdersScratch = ordersScratch(),
 ): Float64Array {
-  const length = Math.max(0, days) + 1;
-  scratch.m = cleared(scratch.m, length);
-  const m = scratch.m.subarray(0, length);
+  const m = new Float64Array(Math.max(0, days) + 1);
   if (days <= 0) return m;
   const last = model.orderDays[model.orderDays.length - 1] ?? todayDay;
   const elapsed = Math.max(0, todayDay - last);
-  const maxDay = elapsed + days;
-  const f = intervalDistribution(model, maxDay, scratch);
+  const f = intervalDistribution(model, elapsed + days);
   let survival = 1;
   for (let t = 1; t <= elapsed; t++) survival -= f[t] ?? 0;
   if (survival < LAPSED_SURVIVAL) return m;
   // f is 0 outside [first, last] (the smoothed intervals' support): only those lags can add.
   let firstLag = 1;
   while (firstLag <= days && (f[firstLag] ?? 0) === 0) firstLag++;
-  let lastLag = Math.min(days, maxDay);
+  let lastLag = Math.min(days, f.length - 1);
   while (lastLag >= firstLag && (f[lastLag] ?? 0) === 0) lastLag--;
   for (let j = 1; j <= days; j++) {
     let v = (f[elapsed + j] ?? 0) / survival;

@@ -154,9 +154,6 @@ function inBooks(d: DocumentRow, cutoff: string | null, since: string | null): b
   );
 }
 
-/** No payments or allocations: one empty list shared by the documents without any (read only). */
-const NONE: readonly { date: string; amount: string }[] = [];
-
 /** `list` grouped by `doc`, each group in the order read. */
 function byDocument(list: readonly { doc: string; date: string; amount: string }[]): DatedAmounts {
   const out: DatedAmounts = new Map();
@@ -413,14 +410,7 @@ export function booksFromRows(org: ForecastOrg, read: BookRows, cutoff: string |
   const since = cutoff === null ? null : addDays(cutoff, -HISTORY_DAYS);
   const { byCode, infos } = read.accounts;
   const account = (code: string | null) => (code ? (byCode.get(code) ?? null) : null);
-  // The rows in these books, and where each is in `read.documents`.
-  const docRows: DocumentRow[] = [];
-  const rowIndex: number[] = [];
-  read.documents.forEach((d, i) => {
-    if (!inBooks(d, cutoff, since)) return;
-    docRows.push(d);
-    rowIndex.push(i);
-  });
+  const docRows = read.documents.filter((d) => inBooks(d, cutoff, since));
   // Credit allocations are read only for documents changed after the cutoff (their state then is
   // rebuilt from them): those of the documents changed after this one; payments also of the
   // documents open now or paid on two or more days (`paymentsRead`).
@@ -430,10 +420,10 @@ export function booksFromRows(org: ForecastOrg, read: BookRows, cutoff: string |
       .map((d) => d.externalId ?? ""),
   );
   const of = (list: DatedAmounts, externalId: string | null) =>
-    (externalId !== null && rebuilt.has(externalId) && list.get(externalId)) || NONE;
+    (externalId !== null && rebuilt.has(externalId) && list.get(externalId)) || [];
   const paymentsOf = (d: DocumentRow) => {
     const list = d.externalId === null ? undefined : read.paid.get(d.externalId);
-    return (list && paymentsRead(d, cutoff, list) && list) || NONE;
+    return (list && paymentsRead(d, cutoff, list) && list) || [];
   };
   const documents: BookDocument[] = docRows.map((d) => ({
     id: d.id,
@@ -455,17 +445,7 @@ export function booksFromRows(org: ForecastOrg, read: BookRows, cutoff: string |
     credits: of(read.credited, d.externalId),
   }));
 
-  // The bills among these books, in the order of their ids.
-  const bookAt = new Array<BookDocument | undefined>(read.documents.length);
-  documents.forEach((doc, k) => {
-    bookAt[rowIndex[k] ?? -1] = doc;
-  });
-  const bills: SupplierBill[] = [];
-  for (const b of billRowsById(read)) {
-    const doc = bookAt[b.row];
-    if (doc) bills.push({ doc, contactId: b.contactId, number: b.number });
-  }
-  const purchaseOrders = matchPurchaseOrders(read.orders, bills, account);
+  const purchaseOrders = matchPurchaseOrders(read.orders, documents, docRows, account);
 
   const manualItems: BookManualItem[] = read.manual.map(({ category, ...m }) => ({
     ...m,
@@ -562,44 +542,11 @@ async function readPurchaseOrders(db: DbOrTx, org: ForecastOrg): Promise<Purchas
  * (services/sync/suppress-purchase-orders.ts) matched it: same supplier and the order's number
  * or reference as the bill's number, else the same total dated 7 days before to 60 after.
  */
-/** A supplier's bill the orders can be matched to, with its normalised number. */
-interface SupplierBill {
-  doc: BookDocument;
-  contactId: string;
-  number: string | null;
-}
-
-/** billRowsById per rows read. */
-const billRowsOf = new WeakMap<
-  BookRows,
-  { row: number; contactId: string; number: string | null }[]
->();
-
-/**
- * The bills orders can be matched to (not voided or deleted, with a supplier) among the rows, as
- * indices into `read.documents`, in the order of their ids, with their normalised numbers. It
- * depends on the rows only, so it is made once per rows read, not once per cutoff they serve:
- * sorting ~20,000 ids was half of matching the orders (docs/benchmarks.md, stop 15).
- */
-function billRowsById(read: BookRows) {
-  const known = billRowsOf.get(read);
-  if (known) return known;
-  const bills: { row: number; contactId: string; number: string | null; id: string }[] = [];
-  read.documents.forEach((d, row) => {
-    if (d.source === "LEDGER_INVOICE" || d.contactId === null) return;
-    if (d.status === "VOIDED" || d.status === "DELETED") return;
-    bills.push({ row, contactId: d.contactId, number: norm(d.number), id: d.id });
-  });
-  bills.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const out = bills.map(({ row, contactId, number }) => ({ row, contactId, number }));
-  billRowsOf.set(read, out);
-  return out;
-}
-
 function matchPurchaseOrders(
   list: readonly PurchaseOrderRow[],
-  /** The suppliers' bills in the order of their ids. */
-  bills: readonly SupplierBill[],
+  documents: readonly BookDocument[],
+  /** The rows `documents` were made from, in the same order (for their numbers). */
+  docRows: readonly { number: string | null }[],
   account: (code: string | null) => string | null,
 ): BookPurchaseOrder[] {
   if (list.length === 0) return [];
@@ -607,6 +554,13 @@ function matchPurchaseOrders(
   // bills by number: an organisation has thousands of billed orders per supplier, each looked
   // up by its number and reference.
   const billsOf = new Map<string, SupplierBills>();
+  const bills: { doc: BookDocument; contactId: string; number: string | null }[] = [];
+  documents.forEach((d, i) => {
+    if (d.type !== "ACCPAY" || d.contactId === null) return;
+    if (d.status === "VOIDED" || d.status === "DELETED") return;
+    bills.push({ doc: d, contactId: d.contactId, number: norm(docRows[i]?.number ?? null) });
+  });
+  bills.sort((a, b) => (a.doc.id < b.doc.id ? -1 : a.doc.id > b.doc.id ? 1 : 0));
   for (const { doc: d, contactId, number } of bills) {
     let supplier = billsOf.get(contactId);
     if (!supplier) {
