@@ -14,8 +14,7 @@ import { IntervalCalibration } from "../src/domain/forecasting/intervals.ts";
 
 const HORIZONS = Array.from({ length: 13 }, (_, i) => i + 1);
 const METHODS: [string, ConstructorParameters<typeof IntervalCalibration>[1]][] = [
-  ["learned provisional verdicts (served)", {}],
-  ["every provisional verdict as judged", { learned: false }],
+  ["every provisional verdict as judged (served)", {}],
   ["no provisional feedback", { provisional: false }],
 ];
 

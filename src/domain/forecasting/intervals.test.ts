@@ -4,11 +4,9 @@ import {
   ACI_STEP,
   closingBands,
   fitSpread,
-  type IntervalBounds,
   IntervalCalibration,
   MIN_RESIDUALS,
   MIN_SCORES,
-  VERDICT_PRIOR,
   weightedQuantile,
 } from "./intervals.ts";
 
@@ -161,37 +159,6 @@ describe("prediction intervals from backtest residuals", () => {
       expect(half(provisional, at), `origin ${at}`).toBeGreaterThanOrEqual(5200);
       expect(half(ended, at), `origin ${at}`).toBeLessThan(5200);
     }
-  });
-
-  it("learns what a business's provisional misses turn out to be", () => {
-    // A steady business: origin j's error is m·1,000·√h at every horizon, m cycling through 0.2,
-    // 0.5, 0.8, 1.1, 1.4 (signs alternating). A k-week error carried × 13 ÷ k outruns its √13
-    // growth, so most running origins' verdicts are misses, while at 13 weeks only the largest
-    // error (m = 1.4, one origin in five) ends outside an 80% band.
-    const sizes = [0.2, 0.5, 0.8, 1.1, 1.4];
-    const t = exact(100, (h, j) => Math.round(1000 * Math.sqrt(h) * (sizes[j % 5] as number)));
-    const learned = new IntervalCalibration(t);
-    const judged = new IntervalCalibration(t, { learned: false });
-    // The first 13-week band is built at origin 18 and judged at origin 31: until then there is
-    // no record, and every verdict counts as judged.
-    for (let at = 0; at <= 31; at++) expect(learned.bounds(13, at)).toEqual(judged.bounds(13, at));
-    // Later the record says a provisional miss is seldom a miss: the band settles at the 80%
-    // error (m = 1.1, ±3,966), where the verdicts as judged keep it at the largest (±5,048).
-    const late = (c: IntervalCalibration) => {
-      const errs = t[13] ?? [];
-      let inside = 0;
-      let width = 0;
-      for (let at = 50; at < errs.length; at++) {
-        const b = c.bounds(13, at) as IntervalBounds;
-        width += b.upper;
-        if ((errs[at] as number) >= b.lower && (errs[at] as number) <= b.upper) inside += 1;
-      }
-      return { coverage: inside / (errs.length - 50), width: width / (errs.length - 50) };
-    };
-    expect(late(learned).width).toBeLessThan(0.85 * late(judged).width);
-    expect(late(learned).coverage).toBeGreaterThanOrEqual(0.7);
-    expect(late(learned).coverage).toBeLessThanOrEqual(0.9);
-    expect(VERDICT_PRIOR).toBeGreaterThan(0);
   });
 
   it("widens with the horizon and uses only the errors known at each origin", () => {

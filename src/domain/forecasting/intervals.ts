@@ -29,14 +29,6 @@ import type { ForecastWeek } from "./types.ts";
  *   against its h-week band and moves the level by ACI_STEP·(0.2 − miss) for the band at t only
  *   (the truth replaces the verdict when week h ends). Carrying the error by h ÷ k rather than by
  *   the spread's growth is what catches a trend the engine misses.
- * - Learned verdicts: a provisional miss counts for what such misses turned out to be on this
- *   organisation's own record. For horizon h and k weeks behind, every origin whose week h has
- *   ended was judged both ways (its k-week error carried, its h-week error); a provisional miss
- *   moves the level as a miss with probability (final misses among them + VERDICT_PRIOR) ÷
- *   (provisional misses + VERDICT_PRIOR), a provisional hit with final misses ÷ (provisional hits
- *   + VERDICT_PRIOR). Without a record a verdict counts as judged; a steady business whose young
- *   origins' 1-week errors, carried × 13, often miss while its 13-week errors hold learns that
- *   those misses say little, and a business that drifts learns that they say a lot.
  *
  * docs/forecast.md, "Prediction intervals", has the figures that chose this.
  */
@@ -45,10 +37,9 @@ import type { ForecastWeek } from "./types.ts";
 export const INTERVAL_LEVEL = 0.8;
 /** How `/forecast` names the method (`closingInterval.method`). */
 export const INTERVAL_METHOD =
-  "adaptive conformal with learned provisional feedback on backtest residuals, spread pooled over horizons" as const;
+  "adaptive conformal with provisional feedback on backtest residuals, spread pooled over horizons" as const;
 /** Methods of older snapshots, still readable. */
 export const EARLIER_INTERVAL_METHODS = [
-  "adaptive conformal with provisional feedback on backtest residuals, spread pooled over horizons",
   "adaptive conformal on backtest residuals, spread pooled over horizons",
   "normalised split-conformal on backtest residuals, pooled over horizons",
   "split-conformal on backtest residuals per horizon",
@@ -63,12 +54,6 @@ export const MIN_FIT_HORIZONS = 2;
 export const RECENCY = 0.95;
 /** Adaptive conformal step γ: how far one hit or miss moves the horizon's miscoverage level. */
 export const ACI_STEP = 0.1;
-/**
- * Pseudo-verdicts behind a provisional verdict's learned weight (the pseudo-count of the
- * collection curves): with n of the organisation's own, a provisional miss counts as a miss with
- * weight 12 ÷ (n + 12) and as what those n turned out to be with n ÷ (n + 12).
- */
-export const VERDICT_PRIOR = 12;
 
 /**
  * Bounds of the adapted miscoverage level α: at most 0.7, so a run of hits never narrows the band
@@ -162,20 +147,17 @@ export class IntervalCalibration {
 
   private readonly step: number;
   private readonly provisional: boolean;
-  private readonly learned: boolean;
 
   /**
    * `step`: the adaptive step γ (ACI_STEP; 0 replays a fixed 80% level); `provisional: false`
-   * adapts only on weeks that have ended, `learned: false` counts every provisional verdict as
-   * judged (the methods before, for comparison).
+   * adapts only on weeks that have ended (the method before, for comparison).
    */
   constructor(
     private readonly table: ResidualTable,
-    options: { step?: number; provisional?: boolean; learned?: boolean } = {},
+    options: { step?: number; provisional?: boolean } = {},
   ) {
     this.step = options.step ?? ACI_STEP;
     this.provisional = options.provisional ?? true;
-    this.learned = options.learned ?? true;
     this.horizons = Object.keys(table)
       .map(Number)
       .sort((a, b) => a - b);
@@ -222,51 +204,21 @@ export class IntervalCalibration {
   private replay(h: number): (IntervalBounds | null)[] {
     const errors = this.table[h] ?? [];
     const target = 1 - INTERVAL_LEVEL;
-    const missed = (band: IntervalBounds, e: number) => (e < band.lower || e > band.upper ? 1 : 0);
-    const clamp = (alpha: number) => Math.min(ALPHA_MAX, Math.max(ALPHA_MIN, alpha));
-    // Per k weeks behind: the ended origins' provisional verdicts (misses, hits) and how many of
-    // each ended outside the band.
-    const record = Array.from({ length: h }, () => ({
-      misses: 0,
-      missedAfter: 0,
-      hits: 0,
-      missedAfterHit: 0,
-    }));
-    /** The weight of a miss a provisional verdict at k weeks carries, learned from the record. */
-    const weight = (k: number, miss: number) => {
-      const r = record[k];
-      if (!this.learned || !r) return miss;
-      return miss
-        ? (r.missedAfter + VERDICT_PRIOR) / (r.misses + VERDICT_PRIOR)
-        : r.missedAfterHit / (r.hits + VERDICT_PRIOR);
+    const move = (alpha: number, band: IntervalBounds, e: number) => {
+      const miss = e < band.lower || e > band.upper ? 1 : 0;
+      return alpha + this.step * (target - miss);
     };
+    const clamp = (alpha: number) => Math.min(ALPHA_MAX, Math.max(ALPHA_MIN, alpha));
     let alpha = target;
     const out: (IntervalBounds | null)[] = [];
     for (let t = 0; t <= this.today; t++) {
       // Origin t − h's week h ended before origin t: was it inside the band built then?
       const j = t - h;
       const judged = j >= 0 ? out[j] : null;
-      if (judged && j < errors.length) {
-        const miss = missed(judged, errors[j] as Cents);
-        alpha = clamp(alpha + this.step * (target - miss));
-        // What its provisional verdicts (k = 1 … h − 1) said, against what it turned out to be.
-        for (let k = 1; k < h; k++) {
-          const partial = this.table[k]?.[j];
-          const r = record[k];
-          if (partial === undefined || !r) continue;
-          if (missed(judged, (partial * h) / k)) {
-            r.misses += 1;
-            r.missedAfter += miss;
-          } else {
-            r.hits += 1;
-            r.missedAfterHit += miss;
-          }
-        }
-      }
+      if (judged && j < errors.length) alpha = clamp(move(alpha, judged, errors[j] as Cents));
       // Origins t − h + 1 … t − 1 have k = t − i of their h weeks behind them: their k-week
-      // error, carried to h weeks as a drift (× h ÷ k), is judged against their h-week band, and
-      // counts as a miss by what such verdicts turned out to be. These verdicts move only this
-      // origin's level; the truth replaces them when week h ends.
+      // error, carried to h weeks as a drift (× h ÷ k), is judged against their h-week band.
+      // These verdicts move only this origin's level; the truth replaces them when week h ends.
       let provisional = alpha;
       if (this.provisional)
         for (let i = Math.max(0, j + 1); i < t; i++) {
@@ -274,7 +226,7 @@ export class IntervalCalibration {
           const band = out[i];
           const partial = this.table[k]?.[i];
           if (band && partial !== undefined)
-            provisional += this.step * (target - weight(k, missed(band, (partial * h) / k)));
+            provisional = move(provisional, band, (partial * h) / k);
         }
       out.push(this.bandAt(h, t, 1 - clamp(provisional)));
     }
