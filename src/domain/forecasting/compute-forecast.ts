@@ -625,9 +625,8 @@ export function computeForecast(
         const firstDay = dayNumber(item.firstPaidDate);
         const lags = remainderLags(model.partialPayments, item.contactId, todayDay - firstDay);
         if (lags) {
-          const remainder = { ...lags, weights: null, offset: 0 };
           const baseDay = firstDay + rules.receivableShiftDays;
-          spreadReceivable(item, remainder, baseDay, full, weightMicro, false, true);
+          spreadReceivable(item, lags, baseDay, full, weightMicro, false, true);
           continue;
         }
       }

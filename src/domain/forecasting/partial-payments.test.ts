@@ -4,7 +4,7 @@ import { type BookDocument, type Books, booksAsOf } from "./books.ts";
 import { buildForecastModel, computeForecast } from "./compute-forecast.ts";
 import { addDays } from "./dates.ts";
 import { learnedParameters } from "./learned.ts";
-import { fitPartialPayments } from "./partial-payments.ts";
+import { fitPartialPayments, partsEntry } from "./partial-payments.ts";
 import type { ForecastInput, OpenItem, SalesHistoryEntry } from "./types.ts";
 
 /*
@@ -133,6 +133,67 @@ describe("partial payments: a part-paid invoice's remainder follows its first pa
     );
   });
 
+  it("counts the rests still open as censored: their weight passes to the longer lags", () => {
+    // A's rests came 10, 20, 30 and 40 days after the first part; two more invoices had their
+    // first part on 14 February and their rest has not come 25 days on (still open, undecided).
+    // Left out, the quick rests are counted and the slow ones are not. Kaplan–Meier: each open
+    // rest's weight passes to the lags longer than 25 days (30 and 40 weigh 2 each, 20 weighs 1).
+    // The first part of 25 February is 14 days old: the rest of 500 over 20/30/40 days as
+    // 1/5, 2/5, 2/5 (each a third, 166.67, when the open rests were ignored).
+    const lags = [10, 20, 30, 40].map((lag, k) =>
+      paid("A", addDays("2025-10-01", 14 * k), [
+        [0, "500"],
+        [lag, "500"],
+      ]),
+    );
+    const stillOpen = [0, 1].map(
+      (k): SalesHistoryEntry => ({
+        ...paid("A", addDays("2026-01-20", k), [[25, "400"]]),
+        paidDate: null,
+        parts: {
+          count: 1,
+          firstDate: "2026-02-14",
+          firstAmount: "400",
+          lastDate: "2026-02-14",
+          paid: "400",
+        },
+      }),
+    );
+    const item = open({
+      id: "part",
+      amount: "500",
+      expectedDate: "2026-02-10",
+      firstPaidDate: "2026-02-25",
+    });
+    const lines = (history: readonly SalesHistoryEntry[]) =>
+      computeForecast(input([item], history))
+        .lines.filter((l) => l.itemId === "part")
+        .map((l) => [l.weekIndex, l.date, l.amount, l.weight]);
+    expect(lines([...lags, ...stillOpen])).toEqual([
+      [1, "2026-03-17", "100", "0.2"],
+      [2, "2026-03-27", "200", "0.4"],
+      [4, "2026-04-06", "200", "0.4"],
+    ]);
+    expect(lines(lags)).toEqual([
+      [1, "2026-03-17", "166.67", "0.333333"],
+      [2, "2026-03-27", "166.66", "0.333333"],
+      [4, "2026-04-06", "166.67", "0.333333"],
+    ]);
+    const model = fitPartialPayments([...lags, ...stillOpen], "2026-03-11");
+    expect(partsEntry(null, model.organisation)).toEqual({
+      contactId: null,
+      shareInParts: 1,
+      firstPartShare: 0.5,
+      medianDaysToLastPart: 20,
+      paidInParts: 4,
+      restNeverPaid: 0,
+      restOpen: 2,
+      observations: 4,
+      from: "2025-09-01",
+      to: "2025-10-13",
+    });
+  });
+
   it("counts a rest never paid as a share that never arrives", () => {
     // A also has an invoice part-paid on 1 November whose rest has not come 130 days on: of
     // seven, six rests came 30 days after the first part and one never: 6/7 of 700 on 27 March.
@@ -210,6 +271,7 @@ describe("partial payments: a part-paid invoice's remainder follows its first pa
       medianDaysToLastPart: 30,
       paidInParts: 6,
       restNeverPaid: 0,
+      restOpen: 0,
       observations: 6,
       from: "2025-08-02",
       to: "2025-11-15",

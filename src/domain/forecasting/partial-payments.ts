@@ -1,5 +1,12 @@
 import { toCents } from "./cents.ts";
-import { lowerBound, MIN_OWN_PAYMENTS, UNPAID_AFTER_DAYS } from "./collection.ts";
+import {
+  kaplanMeier,
+  type LatenessSpread,
+  lowerBound,
+  MIN_OWN_PAYMENTS,
+  type PoolWeights,
+  UNPAID_AFTER_DAYS,
+} from "./collection.ts";
 import { dayNumber } from "./dates.ts";
 import type { SalesHistoryEntry } from "./types.ts";
 
@@ -12,7 +19,11 @@ import type { SalesHistoryEntry } from "./types.ts";
  * come by today), not from its due date as a fresh invoice is: the customer's own lags when
  * MIN_OWN_PAYMENTS of them are that long, else the organisation's (which needs MIN_OWN_PAYMENTS
  * invoices paid in parts); a part-paid invoice whose rest had not come UNPAID_AFTER_DAYS after its
- * first part counts as a share that never arrives. Without them, it is timed as before.
+ * first part counts as a share that never arrives. A part-paid invoice still open and younger
+ * than that is undecided: its rest has not come in the days since its first part (a censored
+ * observation), so, as the receivables' timing does, its weight passes to the lags longer than
+ * that (Kaplan–Meier, collection.ts `kaplanMeier`); left out, the quick rests are in the record
+ * and the slow ones are not. Without them, it is timed as before.
  *
  * Measured and not served: splitting an invoice with nothing paid yet into a first part and the
  * rest (docs/forecast.md says why).
@@ -36,6 +47,10 @@ export interface PartsRecord {
    * UNPAID_AFTER_DAYS after it: a rest never paid (within a forecast's reach).
    */
   unpaidRests: Int32Array;
+  /** How many part-paid invoices are still open and undecided (younger than UNPAID_AFTER_DAYS). */
+  openRests: number;
+  /** The Kaplan–Meier weights of `lags` and `unpaidRests` given the open rests (null without). */
+  weights: PoolWeights | null;
   /** Issue dates of the first and last invoice looked at (null without any). */
   from: string | null;
   to: string | null;
@@ -51,7 +66,11 @@ interface Paid {
   parts: SalesHistoryEntry["parts"];
 }
 
-function record(list: readonly Paid[], unpaidRests: readonly number[]): PartsRecord {
+function record(
+  list: readonly Paid[],
+  unpaidRests: readonly number[],
+  openRests: readonly number[],
+): PartsRecord {
   let firstCents = 0;
   let paidCents = 0;
   const lags: number[] = [];
@@ -66,12 +85,15 @@ function record(list: readonly Paid[], unpaidRests: readonly number[]): PartsRec
     paidCents += toCents(p.paid);
     lags.push(dayNumber(p.lastDate) - dayNumber(p.firstDate));
   }
+  const sorted = Int32Array.from(lags).sort();
   return {
     paid: list.length,
     inParts: lags.length,
     firstShare: paidCents > 0 ? firstCents / paidCents : 0,
-    lags: Int32Array.from(lags).sort(),
+    lags: sorted,
     unpaidRests: Int32Array.from(unpaidRests).sort(),
+    openRests: openRests.length,
+    weights: kaplanMeier(sorted, openRests, unpaidRests.length),
     from,
     to,
   };
@@ -80,8 +102,9 @@ function record(list: readonly Paid[], unpaidRests: readonly number[]): PartsRec
 /**
  * Each customer's record (their last RECENT_INVOICES paid invoices by issue date) and the
  * organisation's (every paid invoice of the history), with the rests never paid (part-paid
- * invoices still open UNPAID_AFTER_DAYS after their first part). The history is as known at the
- * forecast's day `today` (books.ts: payments after it are unseen).
+ * invoices still open UNPAID_AFTER_DAYS after their first part) and the rests still open (part-paid
+ * invoices younger than that: censored). The history is as known at the forecast's day `today`
+ * (books.ts: payments after it are unseen).
  */
 export function fitPartialPayments(
   history: readonly SalesHistoryEntry[],
@@ -91,16 +114,19 @@ export function fitPartialPayments(
   const all: Paid[] = [];
   const unpaidByContact = new Map<string, number[]>();
   const unpaidAll: number[] = [];
+  const openByContact = new Map<string, number[]>();
+  const openAll: number[] = [];
   const todayDay = dayNumber(today);
   for (const e of history) {
     if (!e.paidDate) {
       if (!e.parts) continue;
       const since = todayDay - dayNumber(e.parts.firstDate);
-      if (since < UNPAID_AFTER_DAYS) continue;
-      unpaidAll.push(since);
-      const list = unpaidByContact.get(e.contactId);
+      const [pool, byContact] =
+        since < UNPAID_AFTER_DAYS ? [openAll, openByContact] : [unpaidAll, unpaidByContact];
+      pool.push(since);
+      const list = byContact.get(e.contactId);
       if (list) list.push(since);
-      else unpaidByContact.set(e.contactId, [since]);
+      else byContact.set(e.contactId, [since]);
       continue;
     }
     const paid = { issue: e.issueDate, parts: e.parts };
@@ -117,9 +143,9 @@ export function fitPartialPayments(
       .sort((a, b) => (a.p.issue < b.p.issue ? -1 : a.p.issue > b.p.issue ? 1 : a.i - b.i))
       .slice(-RECENT_INVOICES)
       .map((x) => x.p);
-    byContact.set(id, record(recent, unpaidByContact.get(id) ?? []));
+    byContact.set(id, record(recent, unpaidByContact.get(id) ?? [], openByContact.get(id) ?? []));
   }
-  return { byContact, organisation: record(all, unpaidAll) };
+  return { byContact, organisation: record(all, unpaidAll, openAll) };
 }
 
 /**
@@ -128,24 +154,32 @@ export function fitPartialPayments(
  * rest has not come by today), with the count of rests never paid whose first part is at least
  * that old (shares that never arrive); the customer's when MIN_OWN_PAYMENTS of their lags are
  * that long, else the organisation's; null when neither has one that long (the invoice is then
- * timed as a fresh one).
+ * timed as a fresh one). Weighed by the record's Kaplan–Meier weights (its open rests).
  */
 export function remainderLags(
   model: PartialPayments,
   contactId: string | null,
   elapsed: number,
-): { values: Int32Array; unpaid: number; own: boolean } | null {
-  const later = (lags: Int32Array) => lags.subarray(lowerBound(lags, elapsed + 1));
-  const unpaid = (r: PartsRecord) => r.unpaidRests.length - lowerBound(r.unpaidRests, elapsed);
+): LatenessSpread | null {
+  const spread = (r: PartsRecord, own: boolean): LatenessSpread => {
+    const offset = lowerBound(r.lags, elapsed + 1);
+    return {
+      values: r.lags.subarray(offset),
+      unpaid: r.unpaidRests.length - lowerBound(r.unpaidRests, elapsed),
+      own,
+      weights: r.weights,
+      offset,
+    };
+  };
   const own = contactId ? model.byContact.get(contactId) : undefined;
   if (own && own.inParts >= MIN_OWN_PAYMENTS) {
-    const values = later(own.lags);
-    if (values.length >= MIN_OWN_PAYMENTS) return { values, unpaid: unpaid(own), own: true };
+    const s = spread(own, true);
+    if (s.values.length >= MIN_OWN_PAYMENTS) return s;
   }
   const org = model.organisation;
   if (org.inParts < MIN_OWN_PAYMENTS) return null;
-  const values = later(org.lags);
-  return values.length > 0 ? { values, unpaid: unpaid(org), own: false } : null;
+  const s = spread(org, false);
+  return s.values.length > 0 ? s : null;
 }
 
 /** A record as `forecast explain` lists it (learned.ts). */
@@ -158,6 +192,7 @@ export function partsEntry(contactId: string | null, r: PartsRecord) {
     medianDaysToLastPart: median,
     paidInParts: r.inParts,
     restNeverPaid: r.unpaidRests.length,
+    restOpen: r.openRests,
     observations: r.paid + r.unpaidRests.length,
     from: r.from,
     to: r.to,
