@@ -9,8 +9,10 @@ import type { RecurringHistoryEntry, SalesHistoryEntry } from "./types.ts";
  * What no other model explains, at its recent pace: sales to customers without a fitted cadence
  * (new ones, those with one or two orders, bursty ones), bills of suppliers neither recurring
  * nor fitted, and spend/receive money outside every recurring stream. Each is the total of the
- * last RUN_RATE_DAYS, spread evenly over the coming days and moved by the organisation's median
- * payment delay. Statistical, like the hazard model's predictions. docs/forecast.md, "Run rates".
+ * last RUN_RATE_DAYS, spread evenly over the coming days (the customers' run rate carried from
+ * the window's middle by the business's order trend, compute-forecast.ts) and moved by the
+ * organisation's median payment delay. Statistical, like the hazard model's predictions.
+ * docs/forecast.md, "Run rates".
  */
 
 /** The trailing window a run rate is measured over. */
