@@ -253,10 +253,7 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
     // trend as the inflow forecast carries it.
     const others = runRates.find((r) => r.kind === "customers")?.windowTotal ?? 0;
     const sales = salesByDay.map((v, j) =>
-      j === 0
-        ? 0
-        : (v + (others / RUN_RATE_DAYS) * trendFactor(customerTrend, j + RUN_RATE_DAYS / 2)) *
-          season,
+      j === 0 ? 0 : (v + (others / RUN_RATE_DAYS) * runRateTrend(customerTrend, j)) * season,
     );
     variableCosts = {
       fit: variableFit,
@@ -376,6 +373,16 @@ const predictedByModel = new WeakMap<ForecastModel, PredictedOrders[]>();
  * The same for every scenario of a model: computed on first use and kept with the model (a
  * model is never changed once built).
  */
+/**
+ * The other customers' run rate on day j, as a multiple of its window's daily pace: the window's
+ * pace is its middle's (RUN_RATE_DAYS / 2 ago), and the business's order trend
+ * (customer-trend.ts) carries it from there to day j. The inflow forecast and the expected sales
+ * the variable costs follow both use it, so the two agree.
+ */
+function runRateTrend(trend: CustomerTrend, j: number): number {
+  return trendFactor(trend, j + RUN_RATE_DAYS / 2);
+}
+
 function predictedOrders(model: ForecastModel): PredictedOrders[] {
   const known = predictedByModel.get(model);
   if (known) return known;
@@ -807,11 +814,9 @@ export function computeForecast(
     let days: ArrayLike<number>;
     if (rate.kind === "customers") {
       // Other customers' sales, a day's worth each day, collected along the organisation's curve.
-      // The window's pace is its middle's (RUN_RATE_DAYS / 2 ago): the business's order trend
-      // (customer-trend.ts) carries it from there to each coming day.
       days = collectByWeek(
         Float64Array.from({ length: horizonDays + 1 }, (_, j) =>
-          trendFactor(model.customerTrend, j + RUN_RATE_DAYS / 2),
+          runRateTrend(model.customerTrend, j),
         ),
         model.curves.organisation,
         todayDay,
