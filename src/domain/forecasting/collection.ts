@@ -36,6 +36,8 @@ export interface CollectionModel {
    */
   weightsByContact: Map<string, PoolWeights>;
   weightsAll: PoolWeights | null;
+  /** Per customer: days overdue (sorted) of their invoices still open and undecided. */
+  openByContact: Map<string, Int32Array>;
 }
 
 /**
@@ -156,6 +158,7 @@ export function fitCollection(
     unpaidAll,
     weightsByContact,
     weightsAll: kaplanMeier(all, open, unpaidAll.length),
+    openByContact: new Map([...openByContact].map(([id, l]) => [id, Int32Array.from(l).sort()])),
   };
 }
 

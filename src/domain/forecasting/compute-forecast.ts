@@ -44,6 +44,7 @@ import {
 } from "./run-rates.ts";
 import { billAsSalesEntry } from "./sales-history.ts";
 import { rulesFor, type ScenarioRules } from "./scenarios.ts";
+import { similarCustomersSpread } from "./similar-customers.ts";
 import {
   describeLag,
   fitPurchaseOrderTiming,
@@ -638,9 +639,13 @@ export function computeForecast(
         }
       }
       // The same pool receivableDay's median is taken from (so never doubtful when found).
-      const spread = byHistory
+      let spread = byHistory
         ? latenessSpread(model.collection, item.contactId, overdueDays)
         : undefined;
+      // The customer's own record does not decide (too few invoices, or none this late): the
+      // customers like them do, not every payment of the organisation (similar-customers.ts).
+      if (spread && !spread.own)
+        spread = similarCustomersSpread(model.collection, item.contactId, overdueDays) ?? spread;
       if (spread && spread.values.length === 0 && spread.unpaid > 0) {
         excluded.push({
           itemId: item.id,

@@ -1,0 +1,118 @@
+import { describe, expect, it } from "vitest";
+import { fitCollection } from "./collection.ts";
+import { computeForecast } from "./compute-forecast.ts";
+import { addDays } from "./dates.ts";
+import { similarCustomersSpread } from "./similar-customers.ts";
+import type { ForecastInput, OpenItem, SalesHistoryEntry } from "./types.ts";
+
+/*
+ * A hand-built ledger with a known answer. Today is Wednesday 11 March 2026 (Sydney): week 1 is
+ * Mon 9 – Sun 15 March (index 0); 20 March is in week 2 (index 1), 17 April in week 6 (index 5).
+ */
+const NOW = new Date("2026-03-11T01:00:00Z");
+const TODAY = "2026-03-11";
+
+/** A past invoice of 1000 due `due`, paid `late` days after it (null: still open). */
+function invoice(contactId: string, due: string, late: number | null): SalesHistoryEntry {
+  return {
+    contactId,
+    issueDate: addDays(due, -30),
+    total: "1000",
+    currency: "AUD",
+    currencyRate: null,
+    dueDate: due,
+    paidDate: late === null ? null : addDays(due, late),
+    accountId: "acc_sales",
+  };
+}
+
+/** P always pays on the due date, L always 28 days late: six invoices each. */
+const REGULARS = [
+  ...Array.from({ length: 6 }, (_, i) => invoice("P", addDays("2025-09-01", 14 * i), 0)),
+  ...Array.from({ length: 6 }, (_, i) => invoice("L", addDays("2025-09-01", 14 * i), 28)),
+];
+
+function open(id: string, contactId: string, amount: string): OpenItem {
+  return {
+    id,
+    source: "LEDGER_INVOICE",
+    ledgerStatus: "AUTHORISED",
+    amount,
+    currency: "AUD",
+    currencyRate: null,
+    expectedDate: "2026-03-20",
+    dueDate: "2026-03-20",
+    issueDate: "2026-02-18",
+    contactId,
+    accountId: "acc_sales",
+    probability: null,
+  };
+}
+
+function input(item: OpenItem, salesHistory: readonly SalesHistoryEntry[]): ForecastInput {
+  return {
+    now: NOW,
+    timezone: "Australia/Sydney",
+    baseCurrency: "AUD",
+    startingCash: "0",
+    openItems: [item],
+    purchaseOrders: [],
+    salesHistory,
+    recurringHistory: [],
+    customers: [],
+    accounts: [{ id: "acc_sales", name: "Sales" }],
+    scenario: { id: "scn_base", name: "Base", kind: "BASE", assumptions: {} },
+  };
+}
+
+const linesOf = (i: ForecastInput, id: string) =>
+  computeForecast(i)
+    .lines.filter((l) => l.itemId === id)
+    .map((l) => [l.weekIndex, l.date, l.amount]);
+
+describe("a customer with too few invoices is judged by the customers like them", () => {
+  it("one payment on its due date: the prompt payer's record weighs 19 to 1", () => {
+    // N paid one invoice, on its due date (week 0 of lateness). Outcomes any record has: weeks
+    // 0 and 4 late, and never paid (3; one pseudo-invoice, a third on each). P's record makes a
+    // payment in week 0 (6 + 1/3) / 7 likely, L's (1/3) / 7: weighed by their 6 invoices each,
+    // P 38/7 against L 2/7. So 95% of N's invoice on its due date (20 March), 5% 28 days later.
+    // The organisation's pool (seven payments on the day, six 28 days late) gave 7/13 and 6/13.
+    const history = [...REGULARS, invoice("N", "2026-02-02", 0), invoice("N", "2026-03-20", null)];
+    expect(linesOf(input(open("n", "N", "1000"), history), "n")).toEqual([
+      [1, "2026-03-20", "950"],
+      [5, "2026-04-17", "50"],
+    ]);
+  });
+
+  it("an invoice of theirs 10 days overdue and unpaid: the late payer's record weighs 10 to 1", () => {
+    // M has paid nothing; another invoice of theirs is 10 days overdue (due 1 March), open. Not
+    // paid by 10 days late: P's record (6 · 0 + 2/3) / 7, the pseudo-invoice's weeks 4 and never;
+    // L's (6 · 1 + 2/3) / 7. Weighed by their 6 invoices: 1 to 10.
+    const history = [
+      ...REGULARS,
+      invoice("M", "2026-03-01", null),
+      invoice("M", "2026-03-20", null),
+    ];
+    expect(linesOf(input(open("m", "M", "1100"), history), "m")).toEqual([
+      [1, "2026-03-20", "100"],
+      [5, "2026-04-17", "1000"],
+    ]);
+  });
+
+  it("without evidence, pools the records: each customer's last 12, not every payment", () => {
+    // F paid 20 invoices on the due date (their record keeps the last 12), L six 28 days late.
+    // Z has paid nothing and has nothing else open: every record weighs its invoices, F 12 and
+    // L 6, so two thirds on the due date. The organisation's pool (every payment) gave 20 to 6.
+    const history = [
+      ...Array.from({ length: 20 }, (_, i) => invoice("F", addDays("2025-05-01", 14 * i), 0)),
+      ...REGULARS.filter((e) => e.contactId === "L"),
+      invoice("Z", "2026-03-20", null),
+    ];
+    expect(linesOf(input(open("z", "Z", "1200"), history), "z")).toEqual([
+      [1, "2026-03-20", "800"],
+      [5, "2026-04-17", "400"],
+    ]);
+    const spread = similarCustomersSpread(fitCollection(history, TODAY), "Z", -9);
+    expect([...(spread?.values ?? [])]).toEqual([...Array(12).fill(0), ...Array(6).fill(28)]);
+  });
+});
