@@ -99,20 +99,20 @@ describe("a customer with too few invoices is judged by the customers like them"
     ]);
   });
 
-  it("without evidence, pools the records: each customer's last 12, not every payment", () => {
-    // F paid 20 invoices on the due date (their record keeps the last 12), L six 28 days late.
-    // Z has paid nothing and has nothing else open: every record weighs its invoices, F 12 and
-    // L 6, so two thirds on the due date. The organisation's pool (every payment) gave 20 to 6.
+  it("without evidence, keeps the organisation's pool of every payment", () => {
+    // F paid 20 invoices on the due date, L six 28 days late. Z has paid nothing and has nothing
+    // else open: nothing to weigh the records by, so the organisation's pool of every payment
+    // spreads it, 20 to 6 (pooling the records, F's last 12 to L's 6, raised the demo's 4-week
+    // bias; docs/forecast.md, "Customers like this one").
     const history = [
       ...Array.from({ length: 20 }, (_, i) => invoice("F", addDays("2025-05-01", 14 * i), 0)),
       ...REGULARS.filter((e) => e.contactId === "L"),
       invoice("Z", "2026-03-20", null),
     ];
     expect(linesOf(input(open("z", "Z", "1200"), history), "z")).toEqual([
-      [1, "2026-03-20", "800"],
-      [5, "2026-04-17", "400"],
+      [1, "2026-03-20", "923.08"],
+      [5, "2026-04-17", "276.92"],
     ]);
-    const spread = similarCustomersSpread(fitCollection(history, TODAY), "Z", -9);
-    expect([...(spread?.values ?? [])]).toEqual([...Array(12).fill(0), ...Array(6).fill(28)]);
+    expect(similarCustomersSpread(fitCollection(history, TODAY), "Z", -9)).toBeNull();
   });
 });
