@@ -1,5 +1,6 @@
-import { type Cents, centsToDecimal, toCents } from "./cents.ts";
-import { addDays } from "./dates.ts";
+import { baseCents, type Cents, centsToDecimal, toCents } from "./cents.ts";
+import { addDays, dayNumber } from "./dates.ts";
+import { keepSalesNumbers, NO_DAY } from "./sales-history.ts";
 import type {
   AccountInfo,
   CustomerInfo,
@@ -255,22 +256,85 @@ export function purchaseOrderAsOf(po: BookPurchaseOrder, cutoff: string): OpenPu
 }
 
 /**
- * The sales history by contact id, each contact's invoices in the order given: `sales` comes in
- * the ledger's order (byLedger), issue date first, so this is the order a stable sort by
+ * The positions of `sales` by contact id, each contact's invoices in the order given: `sales`
+ * comes in the ledger's order (byLedger), issue date first, so this is the order a stable sort by
  * (contact id, issue date) gives, without comparing 100,000 entries' strings (that sort was most
  * of booksAsOf: docs/benchmarks.md, stop 15).
  */
-function byContact(sales: readonly SalesHistoryEntry[]): SalesHistoryEntry[] {
-  const groups = new Map<string, SalesHistoryEntry[]>();
-  for (const e of sales) {
+function byContact(sales: readonly SalesHistoryEntry[]): number[] {
+  const groups = new Map<string, number[]>();
+  sales.forEach((e, i) => {
     const group = groups.get(e.contactId);
-    if (group) group.push(e);
-    else groups.set(e.contactId, [e]);
-  }
-  const out: SalesHistoryEntry[] = [];
+    if (group) group.push(i);
+    else groups.set(e.contactId, [i]);
+  });
+  const out: number[] = [];
   for (const id of [...groups.keys()].sort(byText))
-    for (const e of groups.get(id) ?? []) out.push(e);
+    for (const i of groups.get(id) ?? []) out.push(i);
   return out;
+}
+
+/** A document's issue, due and paid dates as day numbers (NO_DAY: none) and its total in cents. */
+interface DocumentNumbers {
+  issue: number;
+  due: number;
+  paid: number;
+  /** The total in cents of `baseCurrency` (cents.ts, baseCents). */
+  cents: Cents;
+  baseCurrency: string;
+}
+
+/**
+ * Each document's numbers, parsed once per document object: the books' documents stay the same
+ * objects while the rows they were built from stand (load-forecast-input.ts, `booksFromRows`;
+ * the backtest's books for all of its origins), so a new date or origin does not parse the
+ * ~100,000 invoices' dates and amounts again (docs/adr/0009-document-numbers-kept-per-document.md).
+ * Documents are never changed once built (the engine's rule: ADR 0005).
+ */
+const numbersOf = new WeakMap<BookDocument, DocumentNumbers>();
+
+function documentNumbers(d: BookDocument, baseCurrency: string): DocumentNumbers {
+  const known = numbersOf.get(d);
+  if (known && known.baseCurrency === baseCurrency) return known;
+  const numbers = {
+    issue: d.issueDate ? dayNumber(d.issueDate) : NO_DAY,
+    due: d.dueDate ? dayNumber(d.dueDate) : NO_DAY,
+    paid: d.paidDate ? dayNumber(d.paidDate) : NO_DAY,
+    cents: baseCents(d.total, d.currency, baseCurrency, d.currencyRate),
+    baseCurrency,
+  };
+  numbersOf.set(d, numbers);
+  return numbers;
+}
+
+/**
+ * A sales invoice's history entry without parts, kept per document: on another date it is the
+ * same entry while its paid date then is the same (most of the history), so a new date does not
+ * make ~100,000 entries again.
+ */
+const entryOf = new WeakMap<BookDocument, SalesHistoryEntry>();
+
+function salesEntry(
+  d: BookDocument,
+  then: { contactId: string; issueDate: string; paidDate: string | null },
+  parts: PaidInParts | undefined,
+): SalesHistoryEntry {
+  const { contactId, issueDate, paidDate } = then;
+  const known = parts ? undefined : entryOf.get(d);
+  if (known && known.paidDate === paidDate) return known;
+  const entry: SalesHistoryEntry = {
+    contactId,
+    issueDate,
+    total: d.total,
+    currency: d.currency,
+    currencyRate: d.currencyRate,
+    dueDate: d.dueDate,
+    paidDate,
+    accountId: d.accountId,
+    ...(parts ? { parts } : {}),
+  };
+  if (!parts) entryOf.set(d, entry);
+  return entry;
 }
 
 /**
@@ -289,6 +353,9 @@ export function booksAsOf(
   const inWindow = (date: string | null) => date !== null && date >= since && date <= cutoff;
   const openItems: OpenItem[] = [];
   const sales: SalesHistoryEntry[] = [];
+  // Each sales entry's document and its paid day then (`salesDays`' numbers, from the document's).
+  const salesDocs: DocumentNumbers[] = [];
+  const salesPaid: number[] = [];
   const bills: RecurringHistoryEntry[] = [];
   // In the ledger's terms (dates, amounts, names), the service id only last: ids are assigned at
   // import, so an order or tie-break by id would make the same books forecast differently.
@@ -324,17 +391,17 @@ export function booksAsOf(
       // A paid invoice in one part has no parts (its payment may not be read); an open one's
       // payments always are (books.ts `payments`).
       const inParts = paidInParts(parts, then.paidDate !== null ? 2 : 1);
-      sales.push({
-        contactId: d.contactId,
-        issueDate: d.issueDate,
-        total: d.total,
-        currency: d.currency,
-        currencyRate: d.currencyRate,
-        dueDate: d.dueDate,
-        paidDate: then.paidDate,
-        accountId: d.accountId,
-        ...(inParts ? { parts: inParts } : {}),
-      });
+      const entry = { contactId: d.contactId, issueDate: d.issueDate, paidDate: then.paidDate };
+      sales.push(salesEntry(d, entry, inParts));
+      const numbers = documentNumbers(d, books.baseCurrency);
+      salesDocs.push(numbers);
+      salesPaid.push(
+        then.paidDate === d.paidDate
+          ? numbers.paid
+          : then.paidDate
+            ? dayNumber(then.paidDate)
+            : NO_DAY,
+      );
     } else {
       bills.push({
         kind: "bill",
@@ -356,7 +423,26 @@ export function booksAsOf(
     openItems.push(item);
   }
   openItems.sort((a, b) => byText(a.id, b.id));
-  const salesHistory = byContact(sales);
+  // The history by contact, with its dates and amounts as the fits read them (sales-history.ts).
+  const positions = byContact(sales);
+  const salesHistory: SalesHistoryEntry[] = [];
+  const days = {
+    issue: new Int32Array(positions.length),
+    due: new Int32Array(positions.length),
+    paid: new Int32Array(positions.length),
+  };
+  const cents = new Float64Array(positions.length);
+  positions.forEach((i, k) => {
+    const numbers = salesDocs[i];
+    const entry = sales[i];
+    if (numbers === undefined || entry === undefined) return;
+    salesHistory.push(entry);
+    days.issue[k] = numbers.issue;
+    days.due[k] = numbers.due;
+    days.paid[k] = salesPaid[i] ?? NO_DAY;
+    cents[k] = numbers.cents;
+  });
+  keepSalesNumbers(salesHistory, days, books.baseCurrency, cents);
 
   const purchaseOrders: OpenPurchaseOrder[] = [];
   const purchaseOrderHistory: PurchaseOrderPayment[] = [];

@@ -398,6 +398,56 @@ export async function refreshBookRows(
   return { cutoff: input.cutoff, documents, ...others, ...payments };
 }
 
+/** No payments or credits (one list for every document that has none). */
+const NONE: readonly { date: string; amount: string }[] = Object.freeze([]);
+
+/** The last book document made of each row (`bookDocument`). */
+const madeOf = new WeakMap<DocumentRow, BookDocument>();
+
+/**
+ * The book document of a row, with its account and the payments and credits these books keep
+ * of it: the one made before from the same row when it holds the same (a kept row on a later
+ * date, or unchanged by a sync), so that what the engine derives per document (books.ts, the
+ * documents' parsed dates and amounts) is derived once while the rows stand (ADR 0009).
+ */
+function bookDocument(
+  d: DocumentRow,
+  accountId: string | null,
+  payments: BookDocument["payments"],
+  credits: BookDocument["credits"],
+): BookDocument {
+  const made = madeOf.get(d);
+  if (
+    made !== undefined &&
+    made.accountId === accountId &&
+    made.payments === payments &&
+    made.credits === credits
+  ) {
+    return made;
+  }
+  const document: BookDocument = {
+    id: d.id,
+    type: d.source === "LEDGER_INVOICE" ? "ACCREC" : "ACCPAY",
+    status: d.status ?? "DRAFT",
+    contactId: d.contactId,
+    contactName: d.contactName,
+    accountId,
+    issueDate: d.issueDate,
+    dueDate: d.dueDate,
+    expectedDate: d.expectedDate,
+    total: d.total,
+    amountDue: d.amountDue,
+    currency: d.currency,
+    currencyRate: d.currencyRate,
+    paidDate: d.paidDate,
+    updatedOn: d.updatedOn,
+    payments,
+    credits,
+  };
+  madeOf.set(d, document);
+  return document;
+}
+
 /**
  * The books for `cutoff` from rows read for it or for an earlier cutoff (`read.cutoff`): the
  * rows an earlier read holds beyond this cutoff's are left out, so the books are those a read
@@ -420,32 +470,16 @@ export function booksFromRows(org: ForecastOrg, read: BookRows, cutoff: string |
       .map((d) => d.externalId ?? ""),
   );
   const of = (list: DatedAmounts, externalId: string | null) =>
-    (externalId !== null && rebuilt.has(externalId) && list.get(externalId)) || [];
+    (externalId !== null && rebuilt.has(externalId) && list.get(externalId)) || NONE;
   const paymentsOf = (d: DocumentRow) => {
     const list = d.externalId === null ? undefined : read.paid.get(d.externalId);
-    return (list && paymentsRead(d, cutoff, list) && list) || [];
+    return (list && paymentsRead(d, cutoff, list) && list) || NONE;
   };
-  const documents: BookDocument[] = docRows.map((d) => ({
-    id: d.id,
-    type: d.source === "LEDGER_INVOICE" ? "ACCREC" : "ACCPAY",
-    status: d.status ?? "DRAFT",
-    contactId: d.contactId,
-    contactName: d.contactName,
-    accountId: account(d.category),
-    issueDate: d.issueDate,
-    dueDate: d.dueDate,
-    expectedDate: d.expectedDate,
-    total: d.total,
-    amountDue: d.amountDue,
-    currency: d.currency,
-    currencyRate: d.currencyRate,
-    paidDate: d.paidDate,
-    updatedOn: d.updatedOn,
-    payments: paymentsOf(d),
-    credits: of(read.credited, d.externalId),
-  }));
+  const documents: BookDocument[] = docRows.map((d) =>
+    bookDocument(d, account(d.category), paymentsOf(d), of(read.credited, d.externalId)),
+  );
 
-  const purchaseOrders = matchPurchaseOrders(read.orders, documents, docRows, account);
+  const purchaseOrders = matchPurchaseOrders(read, cutoff, since, account);
 
   const manualItems: BookManualItem[] = read.manual.map(({ category, ...m }) => ({
     ...m,
@@ -494,7 +528,7 @@ export async function loadBooks(
 
 /** A supplier's bills (`order`: position in `all`) and the same bills by normalised number. */
 interface SupplierBills {
-  all: { order: number; number: string | null; doc: BookDocument }[];
+  all: { order: number; number: string | null; doc: DocumentRow }[];
   byNumber: Map<string, SupplierBills["all"]>;
 }
 
@@ -537,35 +571,58 @@ async function readPurchaseOrders(db: DbOrTx, org: ForecastOrg): Promise<Purchas
   );
 }
 
+/** A bill an order can be matched to: its row and its normalised number. */
+interface MatchableBill {
+  row: DocumentRow;
+  number: string | null;
+}
+
+/** Per rows read: the bills orders can be matched to, in the order of their ids. */
+const billsRead = new WeakMap<BookRows, MatchableBill[]>();
+
+/**
+ * The bills of `read` orders can be matched to (a supplier's, not voided nor deleted), in the
+ * order of their ids, with their numbers normalised: sorted and normalised once per rows read,
+ * not for every date (docs/benchmarks.md, stop 16).
+ */
+function matchableBills(read: BookRows): MatchableBill[] {
+  const known = billsRead.get(read);
+  if (known) return known;
+  const bills: MatchableBill[] = [];
+  for (const row of read.documents) {
+    if (row.source === "LEDGER_INVOICE" || row.contactId === null) continue;
+    if (row.status === "VOIDED" || row.status === "DELETED") continue;
+    bills.push({ row, number: norm(row.number) });
+  }
+  bills.sort((a, b) => (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0));
+  billsRead.set(read, bills);
+  return bills;
+}
+
 /**
  * Purchase orders with the day their bill became known. The bill is found as the bill matcher
  * (services/sync/suppress-purchase-orders.ts) matched it: same supplier and the order's number
- * or reference as the bill's number, else the same total dated 7 days before to 60 after.
+ * or reference as the bill's number, else the same total dated 7 days before to 60 after. The
+ * bills are those of the books for `cutoff` (`inBooks`).
  */
 function matchPurchaseOrders(
-  list: readonly PurchaseOrderRow[],
-  documents: readonly BookDocument[],
-  /** The rows `documents` were made from, in the same order (for their numbers). */
-  docRows: readonly { number: string | null }[],
+  read: BookRows,
+  cutoff: string | null,
+  since: string | null,
   account: (code: string | null) => string | null,
 ): BookPurchaseOrder[] {
+  const list = read.orders;
   if (list.length === 0) return [];
   // Each supplier's bills, in the order of their ids (ties below go to the first), and the same
   // bills by number: an organisation has thousands of billed orders per supplier, each looked
   // up by its number and reference.
   const billsOf = new Map<string, SupplierBills>();
-  const bills: { doc: BookDocument; contactId: string; number: string | null }[] = [];
-  documents.forEach((d, i) => {
-    if (d.type !== "ACCPAY" || d.contactId === null) return;
-    if (d.status === "VOIDED" || d.status === "DELETED") return;
-    bills.push({ doc: d, contactId: d.contactId, number: norm(docRows[i]?.number ?? null) });
-  });
-  bills.sort((a, b) => (a.doc.id < b.doc.id ? -1 : a.doc.id > b.doc.id ? 1 : 0));
-  for (const { doc: d, contactId, number } of bills) {
-    let supplier = billsOf.get(contactId);
+  for (const { row: d, number } of matchableBills(read)) {
+    if (d.contactId === null || !inBooks(d, cutoff, since)) continue;
+    let supplier = billsOf.get(d.contactId);
     if (!supplier) {
       supplier = { all: [], byNumber: new Map() };
-      billsOf.set(contactId, supplier);
+      billsOf.set(d.contactId, supplier);
     }
     const entry = { order: supplier.all.length, number, doc: d };
     supplier.all.push(entry);
@@ -574,7 +631,7 @@ function matchPurchaseOrders(
     if (same) same.push(entry);
     else supplier.byNumber.set(entry.number, [entry]);
   }
-  const knownOn = (d: BookDocument) => {
+  const knownOn = (d: DocumentRow) => {
     const issued = d.issueDate ?? d.updatedOn;
     if (issued === null) return d.updatedOn;
     return d.updatedOn !== null && d.updatedOn < issued ? d.updatedOn : issued;
