@@ -394,8 +394,33 @@ export async function refreshBookRows(
     const d = unchanged(current) ? keptById.get(current.id) : fresh.get(current.id);
     if (d) documents.push(d);
   }
-  const payments = await readPayments(db, org.id, documents, input.cutoff);
-  return { cutoff: input.cutoff, documents, ...others, ...payments };
+  const { paid, credited } = await readPayments(db, org.id, documents, input.cutoff);
+  return {
+    cutoff: input.cutoff,
+    documents,
+    ...others,
+    paid: keepUnchanged(paid, kept.paid),
+    credited: keepUnchanged(credited, kept.credited),
+  };
+}
+
+/**
+ * `fresh` with each list equal to the kept one (the same dates and amounts in the same order)
+ * replaced by the kept list, so that a document whose payments did not change keeps its book
+ * document (`bookDocument`, ADR 0009) after a sync.
+ */
+function keepUnchanged(fresh: DatedAmounts, kept: DatedAmounts): DatedAmounts {
+  for (const [doc, list] of fresh) {
+    const old = kept.get(doc);
+    if (
+      old !== undefined &&
+      old.length === list.length &&
+      old.every((p, i) => p.date === list[i]?.date && p.amount === list[i]?.amount)
+    ) {
+      fresh.set(doc, old);
+    }
+  }
+  return fresh;
 }
 
 /** No payments or credits (one list for every document that has none). */
