@@ -58,6 +58,12 @@ export interface BookDocument {
   payments: readonly { date: string; amount: string }[];
   /** Credit-note allocations (document currency); needed only when rebuilt. */
   credits: readonly { date: string; amount: string }[];
+  /**
+   * Its dates and total as numbers (`documentNumbers`), when whoever built the document parsed
+   * them once for all the dates it serves (load-forecast-input.ts, ADR 0009); parsed by
+   * `booksAsOf` when absent or of another base currency.
+   */
+  numbers?: DocumentNumbers;
 }
 
 /** A purchase order with what is known of its life. */
@@ -275,7 +281,7 @@ function byContact(sales: readonly SalesHistoryEntry[]): number[] {
 }
 
 /** A document's issue, due and paid dates as day numbers (NO_DAY: none) and its total in cents. */
-interface DocumentNumbers {
+export interface DocumentNumbers {
   issue: number;
   due: number;
   paid: number;
@@ -284,57 +290,21 @@ interface DocumentNumbers {
   baseCurrency: string;
 }
 
-/**
- * Each document's numbers, parsed once per document object: the books' documents stay the same
- * objects while the rows they were built from stand (load-forecast-input.ts, `booksFromRows`;
- * the backtest's books for all of its origins), so a new date or origin does not parse the
- * ~100,000 invoices' dates and amounts again (docs/adr/0009-document-numbers-kept-per-document.md).
- * Documents are never changed once built (the engine's rule: ADR 0005).
- */
-const numbersOf = new WeakMap<BookDocument, DocumentNumbers>();
-
-function documentNumbers(d: BookDocument, baseCurrency: string): DocumentNumbers {
-  const known = numbersOf.get(d);
-  if (known && known.baseCurrency === baseCurrency) return known;
-  const numbers = {
+/** A document's numbers, parsed from its own fields. */
+export function documentNumbers(
+  d: Pick<
+    BookDocument,
+    "issueDate" | "dueDate" | "paidDate" | "total" | "currency" | "currencyRate"
+  >,
+  baseCurrency: string,
+): DocumentNumbers {
+  return {
     issue: d.issueDate ? dayNumber(d.issueDate) : NO_DAY,
     due: d.dueDate ? dayNumber(d.dueDate) : NO_DAY,
     paid: d.paidDate ? dayNumber(d.paidDate) : NO_DAY,
     cents: baseCents(d.total, d.currency, baseCurrency, d.currencyRate),
     baseCurrency,
   };
-  numbersOf.set(d, numbers);
-  return numbers;
-}
-
-/**
- * A sales invoice's history entry without parts, kept per document: on another date it is the
- * same entry while its paid date then is the same (most of the history), so a new date does not
- * make ~100,000 entries again.
- */
-const entryOf = new WeakMap<BookDocument, SalesHistoryEntry>();
-
-function salesEntry(
-  d: BookDocument,
-  then: { contactId: string; issueDate: string; paidDate: string | null },
-  parts: PaidInParts | undefined,
-): SalesHistoryEntry {
-  const { contactId, issueDate, paidDate } = then;
-  const known = parts ? undefined : entryOf.get(d);
-  if (known && known.paidDate === paidDate) return known;
-  const entry: SalesHistoryEntry = {
-    contactId,
-    issueDate,
-    total: d.total,
-    currency: d.currency,
-    currencyRate: d.currencyRate,
-    dueDate: d.dueDate,
-    paidDate,
-    accountId: d.accountId,
-    ...(parts ? { parts } : {}),
-  };
-  if (!parts) entryOf.set(d, entry);
-  return entry;
 }
 
 /**
@@ -391,9 +361,21 @@ export function booksAsOf(
       // A paid invoice in one part has no parts (its payment may not be read); an open one's
       // payments always are (books.ts `payments`).
       const inParts = paidInParts(parts, then.paidDate !== null ? 2 : 1);
-      const entry = { contactId: d.contactId, issueDate: d.issueDate, paidDate: then.paidDate };
-      sales.push(salesEntry(d, entry, inParts));
-      const numbers = documentNumbers(d, books.baseCurrency);
+      sales.push({
+        contactId: d.contactId,
+        issueDate: d.issueDate,
+        total: d.total,
+        currency: d.currency,
+        currencyRate: d.currencyRate,
+        dueDate: d.dueDate,
+        paidDate: then.paidDate,
+        accountId: d.accountId,
+        ...(inParts ? { parts: inParts } : {}),
+      });
+      const numbers =
+        d.numbers?.baseCurrency === books.baseCurrency
+          ? d.numbers
+          : documentNumbers(d, books.baseCurrency);
       salesDocs.push(numbers);
       salesPaid.push(
         then.paidDate === d.paidDate

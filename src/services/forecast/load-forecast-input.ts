@@ -6,6 +6,7 @@ import {
   type BookManualItem,
   type BookPurchaseOrder,
   type Books,
+  documentNumbers,
   HISTORY_DAYS,
 } from "../../domain/forecasting/books.ts";
 import { addDays } from "../../domain/forecasting/dates.ts";
@@ -395,13 +396,24 @@ export async function refreshBookRows(
     if (d) documents.push(d);
   }
   const { paid, credited } = await readPayments(db, org.id, documents, input.cutoff);
-  return {
+  const refreshed: BookRows = {
     cutoff: input.cutoff,
     documents,
     ...others,
     paid: keepUnchanged(paid, kept.paid),
     credited: keepUnchanged(credited, kept.credited),
   };
+  // The documents made of the rows kept, for `booksFromRows` to reuse (ADR 0009).
+  const madeBefore = madeOf.get(kept);
+  if (madeBefore) {
+    const made = new Map<DocumentRow, BookDocument>();
+    for (const d of documents) {
+      const document = madeBefore.get(d);
+      if (document) made.set(d, document);
+    }
+    madeOf.set(refreshed, made);
+  }
+  return refreshed;
 }
 
 /**
@@ -426,29 +438,36 @@ function keepUnchanged(fresh: DatedAmounts, kept: DatedAmounts): DatedAmounts {
 /** No payments or credits (one list for every document that has none). */
 const NONE: readonly { date: string; amount: string }[] = Object.freeze([]);
 
-/** The last book document made of each row (`bookDocument`). */
-const madeOf = new WeakMap<DocumentRow, BookDocument>();
+/**
+ * Per rows read, the last book document made of each of their rows (`bookDocument`); a refresh
+ * carries over those of the rows it keeps (`refreshBookRows`).
+ */
+const madeOf = new WeakMap<BookRows, Map<DocumentRow, BookDocument>>();
 
 /**
  * The book document of a row, with its account and the payments and credits these books keep
- * of it: the one made before from the same row when it holds the same (a kept row on a later
- * date, or unchanged by a sync), so that what the engine derives per document (books.ts, the
- * documents' parsed dates and amounts) is derived once while the rows stand (ADR 0009).
+ * of it, and its dates and total parsed (books.ts, `documentNumbers`): the one made before from
+ * the same row when it holds the same account, payments and credits (a kept row on a later
+ * date, or unchanged by a sync), so that a document's dates and amounts are parsed once while
+ * the rows stand (ADR 0009).
  */
 function bookDocument(
+  made: Map<DocumentRow, BookDocument>,
   d: DocumentRow,
   accountId: string | null,
   payments: BookDocument["payments"],
   credits: BookDocument["credits"],
+  baseCurrency: string,
 ): BookDocument {
-  const made = madeOf.get(d);
+  const before = made.get(d);
   if (
-    made !== undefined &&
-    made.accountId === accountId &&
-    made.payments === payments &&
-    made.credits === credits
+    before !== undefined &&
+    before.accountId === accountId &&
+    before.payments === payments &&
+    before.credits === credits &&
+    before.numbers?.baseCurrency === baseCurrency
   ) {
-    return made;
+    return before;
   }
   const document: BookDocument = {
     id: d.id,
@@ -468,8 +487,12 @@ function bookDocument(
     updatedOn: d.updatedOn,
     payments,
     credits,
+    numbers:
+      before?.numbers?.baseCurrency === baseCurrency
+        ? before.numbers
+        : documentNumbers(d, baseCurrency),
   };
-  madeOf.set(d, document);
+  made.set(d, document);
   return document;
 }
 
@@ -500,8 +523,21 @@ export function booksFromRows(org: ForecastOrg, read: BookRows, cutoff: string |
     const list = d.externalId === null ? undefined : read.paid.get(d.externalId);
     return (list && paymentsRead(d, cutoff, list) && list) || NONE;
   };
+  let made = madeOf.get(read);
+  if (!made) {
+    made = new Map();
+    madeOf.set(read, made);
+  }
+  const kept = made;
   const documents: BookDocument[] = docRows.map((d) =>
-    bookDocument(d, account(d.category), paymentsOf(d), of(read.credited, d.externalId)),
+    bookDocument(
+      kept,
+      d,
+      account(d.category),
+      paymentsOf(d),
+      of(read.credited, d.externalId),
+      org.baseCurrency,
+    ),
   );
 
   const purchaseOrders = matchPurchaseOrders(read, cutoff, since, account);
