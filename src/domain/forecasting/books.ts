@@ -1,6 +1,5 @@
-import { baseCents, type Cents, centsToDecimal, toCents } from "./cents.ts";
-import { addDays, dayNumber } from "./dates.ts";
-import { keepSalesNumbers, NO_DAY } from "./sales-history.ts";
+import { type Cents, centsToDecimal, toCents } from "./cents.ts";
+import { addDays } from "./dates.ts";
 import type {
   AccountInfo,
   CustomerInfo,
@@ -58,12 +57,6 @@ export interface BookDocument {
   payments: readonly { date: string; amount: string }[];
   /** Credit-note allocations (document currency); needed only when rebuilt. */
   credits: readonly { date: string; amount: string }[];
-  /**
-   * Its dates and total as numbers (`documentNumbers`), when whoever built the document parsed
-   * them once for all the dates it serves (load-forecast-input.ts, ADR 0009); parsed by
-   * `booksAsOf` when absent or of another base currency.
-   */
-  numbers?: DocumentNumbers;
 }
 
 /** A purchase order with what is known of its life. */
@@ -262,49 +255,22 @@ export function purchaseOrderAsOf(po: BookPurchaseOrder, cutoff: string): OpenPu
 }
 
 /**
- * The positions of `sales` by contact id, each contact's invoices in the order given: `sales`
- * comes in the ledger's order (byLedger), issue date first, so this is the order a stable sort by
+ * The sales history by contact id, each contact's invoices in the order given: `sales` comes in
+ * the ledger's order (byLedger), issue date first, so this is the order a stable sort by
  * (contact id, issue date) gives, without comparing 100,000 entries' strings (that sort was most
  * of booksAsOf: docs/benchmarks.md, stop 15).
  */
-function byContact(sales: readonly SalesHistoryEntry[]): number[] {
-  const groups = new Map<string, number[]>();
-  sales.forEach((e, i) => {
+function byContact(sales: readonly SalesHistoryEntry[]): SalesHistoryEntry[] {
+  const groups = new Map<string, SalesHistoryEntry[]>();
+  for (const e of sales) {
     const group = groups.get(e.contactId);
-    if (group) group.push(i);
-    else groups.set(e.contactId, [i]);
-  });
-  const out: number[] = [];
+    if (group) group.push(e);
+    else groups.set(e.contactId, [e]);
+  }
+  const out: SalesHistoryEntry[] = [];
   for (const id of [...groups.keys()].sort(byText))
-    for (const i of groups.get(id) ?? []) out.push(i);
+    for (const e of groups.get(id) ?? []) out.push(e);
   return out;
-}
-
-/** A document's issue, due and paid dates as day numbers (NO_DAY: none) and its total in cents. */
-export interface DocumentNumbers {
-  issue: number;
-  due: number;
-  paid: number;
-  /** The total in cents of `baseCurrency` (cents.ts, baseCents). */
-  cents: Cents;
-  baseCurrency: string;
-}
-
-/** A document's numbers, parsed from its own fields. */
-export function documentNumbers(
-  d: Pick<
-    BookDocument,
-    "issueDate" | "dueDate" | "paidDate" | "total" | "currency" | "currencyRate"
-  >,
-  baseCurrency: string,
-): DocumentNumbers {
-  return {
-    issue: d.issueDate ? dayNumber(d.issueDate) : NO_DAY,
-    due: d.dueDate ? dayNumber(d.dueDate) : NO_DAY,
-    paid: d.paidDate ? dayNumber(d.paidDate) : NO_DAY,
-    cents: baseCents(d.total, d.currency, baseCurrency, d.currencyRate),
-    baseCurrency,
-  };
 }
 
 /**
@@ -323,9 +289,6 @@ export function booksAsOf(
   const inWindow = (date: string | null) => date !== null && date >= since && date <= cutoff;
   const openItems: OpenItem[] = [];
   const sales: SalesHistoryEntry[] = [];
-  // Each sales entry's document and its paid day then (`salesDays`' numbers, from the document's).
-  const salesDocs: DocumentNumbers[] = [];
-  const salesPaid: number[] = [];
   const bills: RecurringHistoryEntry[] = [];
   // In the ledger's terms (dates, amounts, names), the service id only last: ids are assigned at
   // import, so an order or tie-break by id would make the same books forecast differently.
@@ -372,18 +335,6 @@ export function booksAsOf(
         accountId: d.accountId,
         ...(inParts ? { parts: inParts } : {}),
       });
-      const numbers =
-        d.numbers?.baseCurrency === books.baseCurrency
-          ? d.numbers
-          : documentNumbers(d, books.baseCurrency);
-      salesDocs.push(numbers);
-      salesPaid.push(
-        then.paidDate === d.paidDate
-          ? numbers.paid
-          : then.paidDate
-            ? dayNumber(then.paidDate)
-            : NO_DAY,
-      );
     } else {
       bills.push({
         kind: "bill",
@@ -405,26 +356,7 @@ export function booksAsOf(
     openItems.push(item);
   }
   openItems.sort((a, b) => byText(a.id, b.id));
-  // The history by contact, with its dates and amounts as the fits read them (sales-history.ts).
-  const positions = byContact(sales);
-  const salesHistory: SalesHistoryEntry[] = [];
-  const days = {
-    issue: new Int32Array(positions.length),
-    due: new Int32Array(positions.length),
-    paid: new Int32Array(positions.length),
-  };
-  const cents = new Float64Array(positions.length);
-  positions.forEach((i, k) => {
-    const numbers = salesDocs[i];
-    const entry = sales[i];
-    if (numbers === undefined || entry === undefined) return;
-    salesHistory.push(entry);
-    days.issue[k] = numbers.issue;
-    days.due[k] = numbers.due;
-    days.paid[k] = salesPaid[i] ?? NO_DAY;
-    cents[k] = numbers.cents;
-  });
-  keepSalesNumbers(salesHistory, days, books.baseCurrency, cents);
+  const salesHistory = byContact(sales);
 
   const purchaseOrders: OpenPurchaseOrder[] = [];
   const purchaseOrderHistory: PurchaseOrderPayment[] = [];

@@ -25,21 +25,6 @@ export const NO_DAY = -2147483648;
 const daysOf = new WeakMap<readonly SalesHistoryEntry[], SalesDays>();
 const centsOf = new WeakMap<readonly SalesHistoryEntry[], Map<string, Float64Array>>();
 
-/**
- * Keeps `days` and `cents` (of `baseCurrency`) as the history's parsed dates and amounts, for a
- * caller that has them already (books.ts, `booksAsOf`: parsed once per document). They must be
- * what `salesDays` and `salesCents` would compute.
- */
-export function keepSalesNumbers(
-  history: readonly SalesHistoryEntry[],
-  days: SalesDays,
-  baseCurrency: string,
-  cents: Float64Array,
-): void {
-  daysOf.set(history, days);
-  centsOf.set(history, new Map([[baseCurrency, cents]]));
-}
-
 /** Day numbers of each invoice's issue, due and paid dates. */
 export function salesDays(history: readonly SalesHistoryEntry[]): SalesDays {
   const known = daysOf.get(history);

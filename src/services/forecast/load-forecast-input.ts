@@ -6,7 +6,6 @@ import {
   type BookManualItem,
   type BookPurchaseOrder,
   type Books,
-  documentNumbers,
   HISTORY_DAYS,
 } from "../../domain/forecasting/books.ts";
 import { addDays } from "../../domain/forecasting/dates.ts";
@@ -395,105 +394,8 @@ export async function refreshBookRows(
     const d = unchanged(current) ? keptById.get(current.id) : fresh.get(current.id);
     if (d) documents.push(d);
   }
-  const { paid, credited } = await readPayments(db, org.id, documents, input.cutoff);
-  const refreshed: BookRows = {
-    cutoff: input.cutoff,
-    documents,
-    ...others,
-    paid: keepUnchanged(paid, kept.paid),
-    credited: keepUnchanged(credited, kept.credited),
-  };
-  // The documents made of the rows kept, for `booksFromRows` to reuse (ADR 0009).
-  const madeBefore = madeOf.get(kept);
-  if (madeBefore) {
-    const made = new Map<DocumentRow, BookDocument>();
-    for (const d of documents) {
-      const document = madeBefore.get(d);
-      if (document) made.set(d, document);
-    }
-    madeOf.set(refreshed, made);
-  }
-  return refreshed;
-}
-
-/**
- * `fresh` with each list equal to the kept one (the same dates and amounts in the same order)
- * replaced by the kept list, so that a document whose payments did not change keeps its book
- * document (`bookDocument`, ADR 0009) after a sync.
- */
-function keepUnchanged(fresh: DatedAmounts, kept: DatedAmounts): DatedAmounts {
-  for (const [doc, list] of fresh) {
-    const old = kept.get(doc);
-    if (
-      old !== undefined &&
-      old.length === list.length &&
-      old.every((p, i) => p.date === list[i]?.date && p.amount === list[i]?.amount)
-    ) {
-      fresh.set(doc, old);
-    }
-  }
-  return fresh;
-}
-
-/** No payments or credits (one list for every document that has none). */
-const NONE: readonly { date: string; amount: string }[] = Object.freeze([]);
-
-/**
- * Per rows read, the last book document made of each of their rows (`bookDocument`); a refresh
- * carries over those of the rows it keeps (`refreshBookRows`).
- */
-const madeOf = new WeakMap<BookRows, Map<DocumentRow, BookDocument>>();
-
-/**
- * The book document of a row, with its account and the payments and credits these books keep
- * of it, and its dates and total parsed (books.ts, `documentNumbers`): the one made before from
- * the same row when it holds the same account, payments and credits (a kept row on a later
- * date, or unchanged by a sync), so that a document's dates and amounts are parsed once while
- * the rows stand (ADR 0009).
- */
-function bookDocument(
-  made: Map<DocumentRow, BookDocument>,
-  d: DocumentRow,
-  accountId: string | null,
-  payments: BookDocument["payments"],
-  credits: BookDocument["credits"],
-  baseCurrency: string,
-): BookDocument {
-  const before = made.get(d);
-  if (
-    before !== undefined &&
-    before.accountId === accountId &&
-    before.payments === payments &&
-    before.credits === credits &&
-    before.numbers?.baseCurrency === baseCurrency
-  ) {
-    return before;
-  }
-  const document: BookDocument = {
-    id: d.id,
-    type: d.source === "LEDGER_INVOICE" ? "ACCREC" : "ACCPAY",
-    status: d.status ?? "DRAFT",
-    contactId: d.contactId,
-    contactName: d.contactName,
-    accountId,
-    issueDate: d.issueDate,
-    dueDate: d.dueDate,
-    expectedDate: d.expectedDate,
-    total: d.total,
-    amountDue: d.amountDue,
-    currency: d.currency,
-    currencyRate: d.currencyRate,
-    paidDate: d.paidDate,
-    updatedOn: d.updatedOn,
-    payments,
-    credits,
-    numbers:
-      before?.numbers?.baseCurrency === baseCurrency
-        ? before.numbers
-        : documentNumbers(d, baseCurrency),
-  };
-  made.set(d, document);
-  return document;
+  const payments = await readPayments(db, org.id, documents, input.cutoff);
+  return { cutoff: input.cutoff, documents, ...others, ...payments };
 }
 
 /**
@@ -518,29 +420,32 @@ export function booksFromRows(org: ForecastOrg, read: BookRows, cutoff: string |
       .map((d) => d.externalId ?? ""),
   );
   const of = (list: DatedAmounts, externalId: string | null) =>
-    (externalId !== null && rebuilt.has(externalId) && list.get(externalId)) || NONE;
+    (externalId !== null && rebuilt.has(externalId) && list.get(externalId)) || [];
   const paymentsOf = (d: DocumentRow) => {
     const list = d.externalId === null ? undefined : read.paid.get(d.externalId);
-    return (list && paymentsRead(d, cutoff, list) && list) || NONE;
+    return (list && paymentsRead(d, cutoff, list) && list) || [];
   };
-  let made = madeOf.get(read);
-  if (!made) {
-    made = new Map();
-    madeOf.set(read, made);
-  }
-  const kept = made;
-  const documents: BookDocument[] = docRows.map((d) =>
-    bookDocument(
-      kept,
-      d,
-      account(d.category),
-      paymentsOf(d),
-      of(read.credited, d.externalId),
-      org.baseCurrency,
-    ),
-  );
+  const documents: BookDocument[] = docRows.map((d) => ({
+    id: d.id,
+    type: d.source === "LEDGER_INVOICE" ? "ACCREC" : "ACCPAY",
+    status: d.status ?? "DRAFT",
+    contactId: d.contactId,
+    contactName: d.contactName,
+    accountId: account(d.category),
+    issueDate: d.issueDate,
+    dueDate: d.dueDate,
+    expectedDate: d.expectedDate,
+    total: d.total,
+    amountDue: d.amountDue,
+    currency: d.currency,
+    currencyRate: d.currencyRate,
+    paidDate: d.paidDate,
+    updatedOn: d.updatedOn,
+    payments: paymentsOf(d),
+    credits: of(read.credited, d.externalId),
+  }));
 
-  const purchaseOrders = matchPurchaseOrders(read, cutoff, since, account);
+  const purchaseOrders = matchPurchaseOrders(read.orders, documents, docRows, account);
 
   const manualItems: BookManualItem[] = read.manual.map(({ category, ...m }) => ({
     ...m,
@@ -589,7 +494,7 @@ export async function loadBooks(
 
 /** A supplier's bills (`order`: position in `all`) and the same bills by normalised number. */
 interface SupplierBills {
-  all: { order: number; number: string | null; doc: DocumentRow }[];
+  all: { order: number; number: string | null; doc: BookDocument }[];
   byNumber: Map<string, SupplierBills["all"]>;
 }
 
@@ -632,58 +537,35 @@ async function readPurchaseOrders(db: DbOrTx, org: ForecastOrg): Promise<Purchas
   );
 }
 
-/** A bill an order can be matched to: its row and its normalised number. */
-interface MatchableBill {
-  row: DocumentRow;
-  number: string | null;
-}
-
-/** Per rows read: the bills orders can be matched to, in the order of their ids. */
-const billsRead = new WeakMap<BookRows, MatchableBill[]>();
-
-/**
- * The bills of `read` orders can be matched to (a supplier's, not voided nor deleted), in the
- * order of their ids, with their numbers normalised: sorted and normalised once per rows read,
- * not for every date (docs/benchmarks.md, stop 16).
- */
-function matchableBills(read: BookRows): MatchableBill[] {
-  const known = billsRead.get(read);
-  if (known) return known;
-  const bills: MatchableBill[] = [];
-  for (const row of read.documents) {
-    if (row.source === "LEDGER_INVOICE" || row.contactId === null) continue;
-    if (row.status === "VOIDED" || row.status === "DELETED") continue;
-    bills.push({ row, number: norm(row.number) });
-  }
-  bills.sort((a, b) => (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0));
-  billsRead.set(read, bills);
-  return bills;
-}
-
 /**
  * Purchase orders with the day their bill became known. The bill is found as the bill matcher
  * (services/sync/suppress-purchase-orders.ts) matched it: same supplier and the order's number
- * or reference as the bill's number, else the same total dated 7 days before to 60 after. The
- * bills are those of the books for `cutoff` (`inBooks`).
+ * or reference as the bill's number, else the same total dated 7 days before to 60 after.
  */
 function matchPurchaseOrders(
-  read: BookRows,
-  cutoff: string | null,
-  since: string | null,
+  list: readonly PurchaseOrderRow[],
+  documents: readonly BookDocument[],
+  /** The rows `documents` were made from, in the same order (for their numbers). */
+  docRows: readonly { number: string | null }[],
   account: (code: string | null) => string | null,
 ): BookPurchaseOrder[] {
-  const list = read.orders;
   if (list.length === 0) return [];
   // Each supplier's bills, in the order of their ids (ties below go to the first), and the same
   // bills by number: an organisation has thousands of billed orders per supplier, each looked
   // up by its number and reference.
   const billsOf = new Map<string, SupplierBills>();
-  for (const { row: d, number } of matchableBills(read)) {
-    if (d.contactId === null || !inBooks(d, cutoff, since)) continue;
-    let supplier = billsOf.get(d.contactId);
+  const bills: { doc: BookDocument; contactId: string; number: string | null }[] = [];
+  documents.forEach((d, i) => {
+    if (d.type !== "ACCPAY" || d.contactId === null) return;
+    if (d.status === "VOIDED" || d.status === "DELETED") return;
+    bills.push({ doc: d, contactId: d.contactId, number: norm(docRows[i]?.number ?? null) });
+  });
+  bills.sort((a, b) => (a.doc.id < b.doc.id ? -1 : a.doc.id > b.doc.id ? 1 : 0));
+  for (const { doc: d, contactId, number } of bills) {
+    let supplier = billsOf.get(contactId);
     if (!supplier) {
       supplier = { all: [], byNumber: new Map() };
-      billsOf.set(d.contactId, supplier);
+      billsOf.set(contactId, supplier);
     }
     const entry = { order: supplier.all.length, number, doc: d };
     supplier.all.push(entry);
@@ -692,7 +574,7 @@ function matchPurchaseOrders(
     if (same) same.push(entry);
     else supplier.byNumber.set(entry.number, [entry]);
   }
-  const knownOn = (d: DocumentRow) => {
+  const knownOn = (d: BookDocument) => {
     const issued = d.issueDate ?? d.updatedOn;
     if (issued === null) return d.updatedOn;
     return d.updatedOn !== null && d.updatedOn < issued ? d.updatedOn : issued;
