@@ -14,8 +14,9 @@ import { IntervalCalibration } from "../src/domain/forecasting/intervals.ts";
 
 const HORIZONS = Array.from({ length: 13 }, (_, i) => i + 1);
 const METHODS: [string, ConstructorParameters<typeof IntervalCalibration>[1]][] = [
-  ["every provisional verdict as judged (served)", {}],
-  ["no provisional feedback", { provisional: false }],
+  ["long horizons also hear the horizon a week shorter (served)", {}],
+  ["every horizon on its own verdicts (served until 27 November)", { neighbourFrom: Infinity }],
+  ["no provisional feedback", { provisional: false, neighbourFrom: Infinity }],
 ];
 
 const files = process.argv.slice(2);

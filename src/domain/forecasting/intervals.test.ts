@@ -7,6 +7,7 @@ import {
   IntervalCalibration,
   MIN_RESIDUALS,
   MIN_SCORES,
+  NEIGHBOUR_FROM,
   weightedQuantile,
 } from "./intervals.ts";
 
@@ -150,15 +151,39 @@ describe("prediction intervals from backtest residuals", () => {
     // Before the drift both are the same band.
     expect(provisional.bounds(13, 30)).toEqual({ lower: -1300, upper: 1300 });
     expect(ended.bounds(13, 30)).toEqual({ lower: -1300, upper: 1300 });
-    // Six weeks into it the provisional misses have widened the band; weeks that ended have not.
+    // Seven weeks into it the provisional misses have widened the band; weeks that ended have
+    // not. (A week later than without the 12-week verdicts: origins 31–36 heard two hits a week,
+    // the 13-week and the 12-week verdicts of origins before the drift, and start higher.)
     const half = (c: IntervalCalibration, at: number) => c.bounds(13, at)?.upper ?? 0;
-    expect(half(provisional, 36)).toBeGreaterThan(3 * half(ended, 36));
+    expect(half(provisional, 37)).toBeGreaterThan(3 * half(ended, 37));
     expect(half(ended, 42)).toBeLessThan(1300);
     // From origin 43 on the drift's 13-week error (5,200) is inside the provisional band only.
-    for (let at = 43; at < 47; at++) {
+    for (let at = 43; at < 46; at++) {
       expect(half(provisional, at), `origin ${at}`).toBeGreaterThanOrEqual(5200);
       expect(half(ended, at), `origin ${at}`).toBeLessThan(5200);
     }
+  });
+
+  it("adapts a long horizon's level on the verdicts of the horizon a week shorter too", () => {
+    // Errors of 300·h·(1, 2 or 3) until origin 20, a third of that after (a business whose early
+    // errors were large): the long horizons' bands are too wide once the errors shrink.
+    const t = exact(52, (h, j) => (j < 20 ? 300 : 100) * h * (1 + (j % 3)));
+    const heard = new IntervalCalibration(t);
+    const own = new IntervalCalibration(t, { neighbourFrom: Number.POSITIVE_INFINITY });
+    // Below NEIGHBOUR_FROM nothing changes, at any origin.
+    for (let h = 1; h < NEIGHBOUR_FROM; h++)
+      for (let at = 0; at < 52; at++) expect(heard.bounds(h, at)).toEqual(own.bounds(h, at));
+    // At 13 weeks the first verdict ends before origin 31 (first band at origin 18): until then
+    // the bands are the same; from it on the level hears two hits a week and narrows sooner.
+    for (let at = 18; at < 31; at++) expect(heard.bounds(13, at)).toEqual(own.bounds(13, at));
+    expect(heard.bounds(13, 31)?.upper).toBeLessThan(own.bounds(13, 31)?.upper ?? 0);
+    expect(heard.sequentialCoverage(13).coverage).toBeLessThan(
+      own.sequentialCoverage(13).coverage ?? 0,
+    );
+    // Without a shorter horizon (1 week) or with the option off, the calibration is the same.
+    expect(new IntervalCalibration(t, { neighbourFrom: 1 }).bounds(1, 30)).toEqual(
+      own.bounds(1, 30),
+    );
   });
 
   it("widens with the horizon and uses only the errors known at each origin", () => {

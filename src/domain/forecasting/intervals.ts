@@ -29,6 +29,12 @@ import type { ForecastWeek } from "./types.ts";
  *   against its h-week band and moves the level by ACI_STEP·(0.2 − miss) for the band at t only
  *   (the truth replaces the verdict when week h ends). Carrying the error by h ÷ k rather than by
  *   the spread's growth is what catches a trend the engine misses.
+ * - Long horizons also hear the horizon a week shorter: from NEIGHBOUR_FROM weeks on, when the
+ *   week h of origin t − h ends, so has the week h − 1 of origin t − h + 1 (a week fresher, the
+ *   same bet on all but one week), and both verdicts move α_h. A horizon's own verdicts arrive h
+ *   weeks late, so a long horizon's level has heard few of them when its bands are judged (at 13
+ *   weeks, the first arrives after 13 of the 22 bands of a 52-origin backtest are built); twice
+ *   the verdicts let it settle in half the weeks.
  *
  * docs/forecast.md, "Prediction intervals", has the figures that chose this.
  */
@@ -37,9 +43,10 @@ import type { ForecastWeek } from "./types.ts";
 export const INTERVAL_LEVEL = 0.8;
 /** How `/forecast` names the method (`closingInterval.method`). */
 export const INTERVAL_METHOD =
-  "adaptive conformal with provisional feedback on backtest residuals, spread pooled over horizons" as const;
+  "adaptive conformal with provisional feedback on backtest residuals, spread pooled over horizons, long horizons also adapted on the verdicts of the horizon a week shorter" as const;
 /** Methods of older snapshots, still readable. */
 export const EARLIER_INTERVAL_METHODS = [
+  "adaptive conformal with provisional feedback on backtest residuals, spread pooled over horizons",
   "adaptive conformal on backtest residuals, spread pooled over horizons",
   "normalised split-conformal on backtest residuals, pooled over horizons",
   "split-conformal on backtest residuals per horizon",
@@ -54,6 +61,14 @@ export const MIN_FIT_HORIZONS = 2;
 export const RECENCY = 0.95;
 /** Adaptive conformal step γ: how far one hit or miss moves the horizon's miscoverage level. */
 export const ACI_STEP = 0.1;
+/**
+ * From this horizon on, a horizon's level also moves on the ended verdicts of the horizon a week
+ * shorter. Below it every horizon's level already held 70–90% on every business of three seeds
+ * with its own verdicts alone, and hearing the neighbour there only adds noise (the 1–7-week
+ * cells' mean distance from 80% grows from 2.3 to 3.0 points); started anywhere from 2 to 11
+ * weeks, the long horizons gain alike (docs/forecast.md).
+ */
+export const NEIGHBOUR_FROM = 8;
 
 /**
  * Bounds of the adapted miscoverage level α: at most 0.7, so a run of hits never narrows the band
@@ -147,17 +162,20 @@ export class IntervalCalibration {
 
   private readonly step: number;
   private readonly provisional: boolean;
+  private readonly neighbourFrom: number;
 
   /**
    * `step`: the adaptive step γ (ACI_STEP; 0 replays a fixed 80% level); `provisional: false`
-   * adapts only on weeks that have ended (the method before, for comparison).
+   * adapts only on weeks that have ended; `neighbourFrom`: the first horizon whose level also
+   * hears the horizon a week shorter (NEIGHBOUR_FROM; Infinity for none, the method before).
    */
   constructor(
     private readonly table: ResidualTable,
-    options: { step?: number; provisional?: boolean } = {},
+    options: { step?: number; provisional?: boolean; neighbourFrom?: number } = {},
   ) {
     this.step = options.step ?? ACI_STEP;
     this.provisional = options.provisional ?? true;
+    this.neighbourFrom = options.neighbourFrom ?? NEIGHBOUR_FROM;
     this.horizons = Object.keys(table)
       .map(Number)
       .sort((a, b) => a - b);
@@ -209,13 +227,23 @@ export class IntervalCalibration {
       return alpha + this.step * (target - miss);
     };
     const clamp = (alpha: number) => Math.min(ALPHA_MAX, Math.max(ALPHA_MIN, alpha));
+    // The horizon a week shorter, replayed before this one (horizons ascending).
+    const shorter = h >= this.neighbourFrom ? this.bands.get(h - 1) : undefined;
+    const shorterErrors = this.table[h - 1] ?? [];
     let alpha = target;
     const out: (IntervalBounds | null)[] = [];
     for (let t = 0; t <= this.today; t++) {
-      // Origin t − h's week h ended before origin t: was it inside the band built then?
+      // Origin t − h's week h ended before origin t: was it inside the band built then? From
+      // NEIGHBOUR_FROM on, origin t − h + 1's week h − 1 ended with it, and is heard too.
       const j = t - h;
       const judged = j >= 0 ? out[j] : null;
-      if (judged && j < errors.length) alpha = clamp(move(alpha, judged, errors[j] as Cents));
+      if (judged && j < errors.length) {
+        let next = move(alpha, judged, errors[j] as Cents);
+        const neighbour = shorter?.[j + 1];
+        if (neighbour && j + 1 < shorterErrors.length)
+          next = move(next, neighbour, shorterErrors[j + 1] as Cents);
+        alpha = clamp(next);
+      }
       // Origins t − h + 1 … t − 1 have k = t − i of their h weeks behind them: their k-week
       // error, carried to h weeks as a drift (× h ÷ k), is judged against their h-week band.
       // These verdicts move only this origin's level; the truth replaces them when week h ends.
