@@ -33,7 +33,10 @@
  * MAE (mean |forecast − actual|).
  *
  * Environment: the FAMILY_* variables of bench/family.ts (as `bench:forecast`); COMPONENTS_JSON
- * (a file to write each business's per-origin forecast and actual per component and horizon).
+ * (a file to write each business's per-origin forecast and actual per component and horizon);
+ * COMPONENTS_RECEIVABLES=split (the receivables open at origin in rows by what they were then:
+ * part-paid; not yet due, of a customer with fewer than three paid invoices; not yet due, other
+ * customers; overdue 1–14 days; overdue 15 days or more; their sum is the receivables row).
  */
 import { writeFileSync } from "node:fs";
 import { openPglite } from "../src/db/client.ts";
@@ -52,10 +55,16 @@ import { loadBacktestData } from "../src/services/forecast/backtest.ts";
 import { FAMILY_NOW, FAMILY_ORIGINS, familyRuns, seedFamilyRun } from "./family.ts";
 
 const HORIZONS = [1, 4, 13] as const;
+const SPLIT_RECEIVABLES = process.env.COMPONENTS_RECEIVABLES === "split";
 
 /** The components, in print order, with their labels. */
 const COMPONENTS = {
   receivables_open: "receipts: receivables open at origin",
+  receivables_parts: "  of which part-paid at origin",
+  receivables_new: "  of which not due, customer < 3 paid",
+  receivables_not_due: "  of which not due, other customers",
+  receivables_late: "  of which overdue 1–14 days",
+  receivables_later: "  of which overdue 15 days or more",
   sales_new: "receipts: sales invoiced after origin",
   receive_recurring: "receive money: recurring",
   receive_other: "receive money: other (run rate)",
@@ -102,6 +111,7 @@ function forecastSplit(
   result: ForecastResult,
   streams: readonly RecurringStream[],
   accountNames: ReadonlyMap<string, string>,
+  receivableClass: ReadonlyMap<string, Component>,
 ): Split {
   const out = emptySplit();
   const add = (c: Component, weekIndex: number, signed: Cents) =>
@@ -112,9 +122,12 @@ function forecastSplit(
   for (const line of result.lines) {
     const signed = toCents(line.amount) * (line.direction === "in" ? 1 : -1);
     switch (line.source) {
-      case "LEDGER_INVOICE":
+      case "LEDGER_INVOICE": {
         add("receivables_open", line.weekIndex, signed);
+        const sub = receivableClass.get(line.itemId);
+        if (sub) add(sub, line.weekIndex, signed);
         break;
+      }
       case "LEDGER_BILL":
         add("bills_open", line.weekIndex, signed);
         break;
@@ -173,6 +186,7 @@ function actualSplit(
   fittedSuppliers: ReadonlySet<string>,
   accountNames: ReadonlyMap<string, string>,
   cashMovement: readonly Cents[],
+  receivableClass: ReadonlyMap<string, Component>,
 ): Split {
   const out = emptySplit();
   const originDay = dayNumber(origin);
@@ -218,12 +232,12 @@ function actualSplit(
       else c = "bills_run_rate";
     }
     const sign = d.type === "ACCREC" ? 1 : -1;
-    for (const p of inWindow)
-      add(
-        c,
-        dayNumber(p.date),
-        sign * baseCents(p.amount, d.currency, books.baseCurrency, d.currencyRate),
-      );
+    const sub = c === "receivables_open" ? receivableClass.get(d.id) : undefined;
+    for (const p of inWindow) {
+      const cents = sign * baseCents(p.amount, d.currency, books.baseCurrency, d.currencyRate);
+      add(c, dayNumber(p.date), cents);
+      if (sub) add(sub, dayNumber(p.date), cents);
+    }
   }
   for (const b of books.bankLines) {
     const day = dayNumber(b.date);
@@ -234,9 +248,64 @@ function actualSplit(
     add(c, day, b.kind === "receive" ? cents : -cents);
   }
   HORIZONS.forEach((_, i) => {
-    const attributed = COMPONENT_KEYS.reduce((s, c) => s + (out[c][i] ?? 0), 0);
+    const attributed = COMPONENT_KEYS.reduce(
+      (s, c) => (SUB_ROWS.has(c) ? s : s + (out[c][i] ?? 0)),
+      0,
+    );
     out.unattributed[i] = (cashMovement[i] ?? 0) - attributed;
   });
+  return out;
+}
+
+/** Rows that split another row (left out of sums). */
+const SUB_ROWS = new Set<Component>([
+  "receivables_parts",
+  "receivables_new",
+  "receivables_not_due",
+  "receivables_late",
+  "receivables_later",
+]);
+
+/**
+ * With COMPONENTS_RECEIVABLES=split, each receivable open at `origin` by what it was then:
+ * part-paid, not yet due (of a customer with fewer than three invoices paid by then, or not),
+ * overdue 1–14 days, 15 days or more. Empty otherwise.
+ */
+function receivableClasses(books: Books, origin: string): Map<string, Component> {
+  const out = new Map<string, Component>();
+  if (!SPLIT_RECEIVABLES) return out;
+  const paidBy = new Map<string, number>();
+  const open: { id: string; contactId: string | null; due: string; parts: boolean }[] = [];
+  for (const d of books.documents) {
+    if (d.type !== "ACCREC") continue;
+    const then = documentAsOf(d, origin);
+    if (then === null) continue;
+    if (then.paidDate !== null && d.contactId)
+      paidBy.set(d.contactId, (paidBy.get(d.contactId) ?? 0) + 1);
+    if ((then.status === "AUTHORISED" || then.status === "SUBMITTED") && then.amountDue > 0)
+      open.push({
+        id: d.id,
+        contactId: d.contactId,
+        due: then.dueDate ?? then.expectedDate,
+        parts: d.payments.some((p) => p.date <= origin),
+      });
+  }
+  const originDay = dayNumber(origin);
+  for (const o of open) {
+    const overdue = originDay - dayNumber(o.due);
+    out.set(
+      o.id,
+      o.parts
+        ? "receivables_parts"
+        : overdue <= 0
+          ? (paidBy.get(o.contactId ?? "") ?? 0) < 3
+            ? "receivables_new"
+            : "receivables_not_due"
+          : overdue < 15
+            ? "receivables_late"
+            : "receivables_later",
+    );
+  }
   return out;
 }
 
@@ -262,7 +331,8 @@ function componentSeries(data: BacktestData, originCount: number): Series {
       const end = cash.get(dateOf(dayNumber(origin) + 7 * h - 1));
       return end === undefined ? 0 : end - start;
     });
-    const f = forecastSplit(result, model.streams, accountNames);
+    const classes = receivableClasses(data.books, origin);
+    const f = forecastSplit(result, model.streams, accountNames, classes);
     const a = actualSplit(
       data.books,
       origin,
@@ -270,6 +340,7 @@ function componentSeries(data: BacktestData, originCount: number): Series {
       new Set(model.suppliers.map((s) => s.contactId)),
       accountNames,
       movement,
+      classes,
     );
     HORIZONS.forEach((h, i) => {
       if (dayNumber(origin) + 7 * h - 1 > lastComplete) return;
@@ -314,7 +385,10 @@ function componentTable(series: Series): string[] {
       const n = series.receivables_open[i]?.forecast.length ?? 0;
       const total = (which: "forecast" | "actual") =>
         Array.from({ length: n }, (_, j) =>
-          COMPONENT_KEYS.reduce((s, c) => s + (series[c][i]?.[which][j] ?? 0), 0),
+          COMPONENT_KEYS.reduce(
+            (s, c) => (SUB_ROWS.has(c) ? s : s + (series[c][i]?.[which][j] ?? 0)),
+            0,
+          ),
         );
       return { forecast: total("forecast"), actual: total("actual") };
     }),
