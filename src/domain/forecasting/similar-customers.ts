@@ -178,6 +178,7 @@ export function similarCustomersSpread(
     values: Int32Array.from(values),
     unpaid: unpaidCount,
     own: false,
+    similar: true,
     weights: {
       cumulative: Float64Array.from(cumulative),
       unpaid: unpaidCount > 0 ? unpaidWeight / unpaidCount : 0,
