@@ -232,6 +232,11 @@ export interface LatenessSpread {
    */
   weights: PoolWeights | null;
   offset: number;
+  /**
+   * When a value stands for several payments (the similar customers' mixture, by day): the
+   * cumulative count of payments, indexed like weights.cumulative. Without it each value is one.
+   */
+  counts?: Int32Array;
 }
 
 /**
@@ -291,6 +296,11 @@ export function spreadWeight(s: LatenessSpread, from: number, to: number): numbe
   if (!s.weights) return to - from;
   const c = s.weights.cumulative;
   return (c[s.offset + to] ?? 0) - (c[s.offset + from] ?? 0);
+}
+/** How many past payments values from..to of a spread stand for. */
+export function spreadCount(s: LatenessSpread, from: number, to: number): number {
+  if (!s.counts) return to - from;
+  return (s.counts[s.offset + to] ?? 0) - (s.counts[s.offset + from] ?? 0);
 }
 export function unpaidWeight(s: LatenessSpread): number {
   return s.weights ? s.unpaid * s.weights.unpaid : s.unpaid;

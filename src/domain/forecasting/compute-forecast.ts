@@ -21,6 +21,7 @@ import {
   lowerBound,
   MIN_OWN_PAYMENTS,
   medianLateness,
+  spreadCount,
   spreadWeight,
   unpaidWeight,
 } from "./collection.ts";
@@ -539,7 +540,7 @@ export function computeForecast(
     const total = weightMicro !== null ? weighCents(full, weightMicro) : full;
     // A bill is owed whatever the past says: its never-paid share is not left out.
     const unpaidShares = bill ? 0 : spread.unpaid;
-    const shares = spread.values.length + unpaidShares;
+    const shares = spreadCount(spread, 0, spread.values.length) + unpaidShares;
     // The amount is shared by weight (1 each, or Kaplan–Meier's for a pool with open invoices);
     // the notes count the past invoices.
     const totalWeight =
@@ -548,7 +549,7 @@ export function computeForecast(
     // search, so an organisation-wide history of any length costs 14 searches per receivable.
     const values = spread.values;
     const end = lowerBound(values, week1Start + 7 * WEEKS - baseDay);
-    const beyond = values.length - end;
+    const beyond = spreadCount(spread, end, values.length);
     const whose = spread.own
       ? bill
         ? "the supplier's"
@@ -576,7 +577,7 @@ export function computeForecast(
     for (let w = 0; w < WEEKS && from < end; w++) {
       const to = lowerBound(values, week1Start + 7 * (w + 1) - baseDay);
       if (to <= from) continue;
-      const n = to - from;
+      const n = spreadCount(spread, from, to);
       const share = spreadWeight(spread, from, to) / totalWeight;
       const day = baseDay + (values[from] ?? 0);
       from = to;
@@ -659,7 +660,7 @@ export function computeForecast(
         });
         continue;
       }
-      if (spread && spread.values.length + spread.unpaid > 1) {
+      if (spread && spreadCount(spread, 0, spread.values.length) + spread.unpaid > 1) {
         spreadReceivable(item, spread, dueDay + rules.receivableShiftDays, full, weightMicro);
         continue;
       }

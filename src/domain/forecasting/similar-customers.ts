@@ -50,12 +50,13 @@ interface Records {
   pooledMass: Float64Array;
   weeks: Int32Array;
   /**
-   * Each record's weight for the evidence a customer has shown, by that evidence (`evidenceKey`):
-   * many receivables show the same (one payment on the due date, say) and each weighing costs a
-   * pass over every record (about 8,000 on the bench organisation, for each of ~300 receivables
-   * per scenario).
+   * Each record's log-likelihood of what a customer has shown (every open invoice of theirs
+   * counted), and the mixture for one receivable of theirs, by that evidence: weighing costs a
+   * pass over every record and mixing one over every payment (about 8,000 and 58,000 on the bench
+   * organisation, for each of ~300 receivables in each of three scenarios).
    */
-  weighed: Map<string, Float64Array | null>;
+  likelihoods: Map<string, Float64Array>;
+  mixtures: Map<string, Mixture | null>;
 }
 
 const week = (days: number) => Math.floor(days / 7);
@@ -110,7 +111,8 @@ function records(model: CollectionModel): Records {
     pooledRecord: Int32Array.from(entries, (e) => e.r),
     pooledMass: Float64Array.from(entries, (e) => e.m),
     weeks: Int32Array.from(weeks).sort(),
-    weighed: new Map(),
+    likelihoods: new Map(),
+    mixtures: new Map(),
   };
   cache.set(model, built);
   return built;
@@ -131,90 +133,159 @@ export function similarCustomersSpread(
   const unpaidOwn = (contactId && model.unpaidByContact.get(contactId)?.length) || 0;
   // The customer's other invoices still open: this one's "not paid by now" is what the spread is
   // conditioned on (values later than overdueDays), so it is not evidence twice.
-  const open = [...((contactId && model.openByContact.get(contactId)) || [])];
-  const self = open.indexOf(overdueDays);
-  if (self >= 0) open.splice(self, 1);
+  const open: ArrayLike<number> = (contactId && model.openByContact.get(contactId)) || [];
+  const self = Array.prototype.includes.call(open, overdueDays) ? overdueDays : null;
   // A customer who has shown nothing keeps the organisation's pool (see above).
-  if (paid.length === 0 && unpaidOwn === 0 && open.length === 0) return null;
+  if (paid.length === 0 && unpaidOwn === 0 && open.length === (self === null ? 0 : 1)) return null;
 
-  const key = evidenceKey(contactId, paid, unpaidOwn, open);
-  let weightOf = recs.weighed.get(key);
-  if (weightOf === undefined) {
-    weightOf = weigh(recs, contactId, paid, unpaidOwn, open);
-    recs.weighed.set(key, weightOf);
-  }
-  if (weightOf === null) return null;
+  const mixture = mixtureFor(recs, contactId, paid, unpaidOwn, open, self);
+  if (mixture === null) return null;
 
-  // The pooled values later than this invoice already is, but those of records weighing nothing.
-  const from = lowerBound(recs.pooled, overdueDays + 1);
-  const weightAt = (i: number) =>
-    (weightOf[recs.pooledRecord[i] ?? 0] ?? 0) * (recs.pooledMass[i] ?? 0);
-  let count = 0;
-  for (let i = from; i < recs.pooled.length; i++) if (weightAt(i) !== 0) count++;
-  if (count === 0) return null;
-  const values = new Int32Array(count);
-  const cumulative = new Float64Array(count + 1);
-  for (let i = from, k = 0; i < recs.pooled.length; i++) {
-    const w = weightAt(i);
-    if (w === 0) continue;
-    values[k] = recs.pooled[i] ?? 0;
-    cumulative[k + 1] = (cumulative[k] ?? 0) + w;
-    k++;
-  }
-  let unpaidWeight = 0;
-  let unpaidCount = 0;
-  recs.list.forEach((r, k) => {
-    const u = r.unpaid.length - lowerBound(r.unpaid, overdueDays);
-    const w = weightOf[k] ?? 0;
-    if (u === 0 || w === 0) return;
-    unpaidWeight += (w * r.unpaidMass * u) / r.unpaid.length;
-    unpaidCount += u;
-  });
+  // The mixture's days later than this invoice already is; the counts are the payments on them.
+  const from = lowerBound(mixture.days, overdueDays + 1);
+  const counted = (mixture.counts[mixture.days.length] ?? 0) - (mixture.counts[from] ?? 0);
+  if (counted === 0) return null;
+  // The weighed records' invoices never paid at least this overdue.
+  const u = lowerBound(mixture.unpaidDays, overdueDays);
+  const unpaidCount = mixture.unpaidDays.length - u;
+  const unpaidWeight = mixture.unpaidAfter[u] ?? 0;
   return {
-    values,
+    values: mixture.days.subarray(from),
     unpaid: unpaidCount,
     own: false,
     similar: true,
     weights: {
-      cumulative,
+      cumulative: mixture.cumulative,
       unpaid: unpaidCount > 0 ? unpaidWeight / unpaidCount : 0,
     },
-    offset: 0,
+    counts: mixture.counts,
+    offset: from,
   };
 }
 
-/**
- * What a customer has shown, as a key: the weeks of their payments and their open invoices' days
- * overdue in the order they are weighed (the log-likelihood is summed in that order), the count
- * never paid, and the customer when they have a record of their own (left out of the mixture).
- */
-function evidenceKey(
-  contactId: string | null,
-  paid: Int32Array,
-  unpaidOwn: number,
-  open: readonly number[],
-): string {
-  // The same rule as records(): MIN_OWN_PAYMENTS invoices paid or never paid.
-  const own = contactId !== null && paid.length + unpaidOwn >= MIN_OWN_PAYMENTS ? contactId : "";
-  return `${own}|${Array.from(paid, week).join(",")}|${unpaidOwn}|${open.join(",")}`;
+/** The records mixed for one receivable's evidence. */
+interface Mixture {
+  /**
+   * The weighed records' invoices never paid, by days overdue (sorted), and unpaidAfter[i] the
+   * mixture's weight of those from i on.
+   */
+  unpaidDays: Int32Array;
+  unpaidAfter: Float64Array;
+  /**
+   * The days (lateness) any weighed payment fell on, sorted; cumulative[i] the mixture's weight
+   * of the first i days and counts[i] their payments (the notes count invoices).
+   */
+  days: Int32Array;
+  cumulative: Float64Array;
+  counts: Int32Array;
 }
 
 /**
- * Each record's weight (index into recs.list): how likely it makes the evidence, times its
- * invoices, relative to the likeliest; null when no record but the customer's own could have.
+ * The mixture for a customer's evidence (`open`: every invoice of theirs still open), `self`
+ * (days overdue) the receivable's own open invoice, left out of it. Kept per evidence on the records: a receivable is spread once per scenario, and
+ * its customer's other receivables share all of the evidence but their own invoice. Null when no
+ * record but the customer's own could have shown it.
  */
-function weigh(
+function mixtureFor(
   recs: Records,
   contactId: string | null,
   paid: Int32Array,
   unpaidOwn: number,
-  open: readonly number[],
-): Float64Array | null {
-  // The smoothing's outcomes: the weeks any record's payments fell in, and never paid.
-  const weeks = recs.weeks;
-  const pseudo = 1 / (weeks.length + 1);
-  const logLik = recs.list.map((r) => {
-    if (r.id === contactId) return Number.NEGATIVE_INFINITY;
+  open: ArrayLike<number>,
+  self: number | null,
+): Mixture | null {
+  // The same rule as records(): MIN_OWN_PAYMENTS invoices paid or never paid.
+  const own = contactId !== null && paid.length + unpaidOwn >= MIN_OWN_PAYMENTS ? contactId : "";
+  const shown = `${own}|${Array.from(paid, week).join(",")}|${unpaidOwn}|${Array.from(open).join(",")}`;
+  const key = `${shown}#${self ?? ""}`;
+  const hit = recs.mixtures.get(key);
+  if (hit !== undefined) return hit;
+  let all = recs.likelihoods.get(shown);
+  if (all === undefined) {
+    // Every open invoice of the customer counts here; each receivable takes its own out.
+    all = logLikelihoods(recs, own, paid, unpaidOwn, open);
+    recs.likelihoods.set(shown, all);
+  }
+  const logLik = self === null ? all : all.map((ll, k) => ll - openTerm(recs, k, self));
+  const top = logLik.reduce((a, b) => Math.max(a, b), Number.NEGATIVE_INFINITY);
+  let mixture: Mixture | null = null;
+  if (Number.isFinite(top)) {
+    const weightOf = Float64Array.from(
+      recs.list,
+      (r, k) => r.n * Math.exp((logLik[k] ?? top) - top),
+    );
+    mixture = mix(recs, weightOf);
+  }
+  recs.mixtures.set(key, mixture);
+  return mixture;
+}
+
+/** The weighed records' payments, by day. */
+function mix(recs: Records, weightOf: Float64Array): Mixture | null {
+  const days: number[] = [];
+  const cumulative: number[] = [0];
+  const counts: number[] = [0];
+  for (let i = 0; i < recs.pooled.length; i++) {
+    const w = (weightOf[recs.pooledRecord[i] ?? 0] ?? 0) * (recs.pooledMass[i] ?? 0);
+    if (w === 0) continue;
+    const day = recs.pooled[i] ?? 0;
+    const last = days.length - 1;
+    if (days[last] === day) {
+      cumulative[last + 1] = (cumulative[last + 1] ?? 0) + w;
+      counts[last + 1] = (counts[last + 1] ?? 0) + 1;
+    } else {
+      days.push(day);
+      cumulative.push((cumulative[last + 1] ?? 0) + w);
+      counts.push((counts[last + 1] ?? 0) + 1);
+    }
+  }
+  if (days.length === 0) return null;
+  const unpaid: { day: number; w: number }[] = [];
+  recs.list.forEach((r, k) => {
+    const w = weightOf[k] ?? 0;
+    if (w === 0) return;
+    for (const day of r.unpaid) unpaid.push({ day, w: (w * r.unpaidMass) / r.unpaid.length });
+  });
+  unpaid.sort((a, b) => a.day - b.day || a.w - b.w);
+  const unpaidAfter = new Float64Array(unpaid.length + 1);
+  for (let i = unpaid.length - 1; i >= 0; i--)
+    unpaidAfter[i] = (unpaidAfter[i + 1] ?? 0) + (unpaid[i]?.w ?? 0);
+  return {
+    unpaidDays: Int32Array.from(unpaid, (e) => e.day),
+    unpaidAfter,
+    days: Int32Array.from(days),
+    cumulative: Float64Array.from(cumulative),
+    counts: Int32Array.from(counts),
+  };
+}
+
+/** The smoothing's outcomes: the weeks any record's payments fell in, and never paid. */
+const pseudoOf = (recs: Records) => 1 / (recs.weeks.length + 1);
+
+/** Record k's log-likelihood of an invoice of the customer still open `x` days overdue. */
+function openTerm(recs: Records, k: number, x: number): number {
+  const r = recs.list[k] as CustomerRecord;
+  const c = r.cumulative;
+  // Not paid by x days late: a later payment, or never.
+  const q = r.unpaidMass + (c[r.values.length] ?? 0) - (c[lowerBound(r.values, x + 1)] ?? 0);
+  const laterWeeks = recs.weeks.length - lowerBound(recs.weeks, week(x) + 1) + 1;
+  return Math.log((r.n * q + laterWeeks * pseudoOf(recs)) / (r.n + 1));
+}
+
+/**
+ * Each record's log-likelihood of the evidence (−∞ for the customer's own record, `own`: it is
+ * not a customer like them).
+ */
+function logLikelihoods(
+  recs: Records,
+  own: string,
+  paid: Int32Array,
+  unpaidOwn: number,
+  open: ArrayLike<number>,
+): Float64Array {
+  const pseudo = pseudoOf(recs);
+  return Float64Array.from(recs.list, (r, k) => {
+    if (r.id === own) return Number.NEGATIVE_INFINITY;
     const c = r.cumulative;
     let ll = 0;
     for (const v of paid) {
@@ -224,15 +295,7 @@ function weigh(
       ll += Math.log((r.n * q + pseudo) / (r.n + 1));
     }
     if (unpaidOwn > 0) ll += unpaidOwn * Math.log((r.n * r.unpaidMass + pseudo) / (r.n + 1));
-    for (const x of open) {
-      // Not paid by x days late: a later payment, or never.
-      const q = r.unpaidMass + (c[r.values.length] ?? 0) - (c[lowerBound(r.values, x + 1)] ?? 0);
-      const laterWeeks = weeks.length - lowerBound(weeks, week(x) + 1) + 1;
-      ll += Math.log((r.n * q + laterWeeks * pseudo) / (r.n + 1));
-    }
+    for (let i = 0; i < open.length; i++) ll += openTerm(recs, k, open[i] ?? 0);
     return ll;
   });
-  const top = logLik.reduce((a, b) => Math.max(a, b), Number.NEGATIVE_INFINITY);
-  if (!Number.isFinite(top)) return null;
-  return Float64Array.from(recs.list, (r, k) => r.n * Math.exp((logLik[k] ?? top) - top));
 }
