@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { fitCollection } from "./collection.ts";
 import { computeForecast } from "./compute-forecast.ts";
 import { addDays } from "./dates.ts";
-import { similarCustomersSpread } from "./similar-customers.ts";
+import { MAX_RECORDS, similarCustomersSpread } from "./similar-customers.ts";
 import type { ForecastInput, OpenItem, SalesHistoryEntry } from "./types.ts";
 
 /*
@@ -122,5 +122,32 @@ describe("a customer with too few invoices is judged by the customers like them"
       [5, "2026-04-17", "276.92"],
     ]);
     expect(similarCustomersSpread(fitCollection(history, TODAY), "Z", -9)).toBeNull();
+  });
+});
+
+describe("an organisation with more customers than MAX_RECORDS", () => {
+  it("mixes an even sample of their records, which keeps their habits' mix", () => {
+    // 900 customers always pay on the due date and 300 always 28 days late, three invoices each:
+    // 1,200 records, sampled every third in content order (the prompt ones sort first): 300 and
+    // 100. N paid once, on its due date: a prompt record weighs 3 · (3 + 1/3) / 4, a late one
+    // 3 · (1/3) / 4, so 900 · 2.5 against 300 · 0.25 in full and 300 · 2.5 against 100 · 0.25
+    // in the sample: 30/31 of 1,000 on the due date either way.
+    const payer = (prefix: string, count: number, late: number) =>
+      Array.from({ length: count }, (_, c) =>
+        Array.from({ length: 3 }, (_, i) =>
+          invoice(`${prefix}${c}`, addDays("2025-09-01", 14 * i), late),
+        ),
+      ).flat();
+    const history = [
+      ...payer("P", 900, 0),
+      ...payer("L", 300, 28),
+      invoice("N", "2026-02-02", 0),
+      invoice("N", "2026-03-20", null),
+    ];
+    expect(MAX_RECORDS).toBeLessThan(1200);
+    expect(linesOf(input(open("n", "N", "1000"), history), "n")).toEqual([
+      [1, "2026-03-20", "967.74"],
+      [5, "2026-04-17", "32.26"],
+    ]);
   });
 });
