@@ -4,6 +4,8 @@ import type { ForecastModel } from "./compute-forecast.ts";
 import type { CustomerTrend } from "./customer-trend.ts";
 import { dateOf } from "./dates.ts";
 import { partsEntry } from "./partial-payments.ts";
+import type { RecurringStream } from "./recurring.ts";
+import type { SalesLinkedFit } from "./sales-linked.ts";
 import type { ForecastResult } from "./types.ts";
 import type { VariableCosts } from "./variable-costs.ts";
 
@@ -171,5 +173,31 @@ export function learnedParameters(model: ForecastModel, result: ForecastResult):
     // Growth or decline within regular customers (customer-trend.ts): orders of the customers
     // fitted today in the last half-year against the same half-year a year earlier.
     customerTrend: [customerTrendEntry(model.customerTrend)],
+    // Recurring payments that follow the sales of the period they settle (sales-linked.ts).
+    ...(model.salesLinked.fits.size > 0
+      ? {
+          salesLinkedPayments: model.streams.flatMap((st) => {
+            const fit = model.salesLinked.fits.get(st.id);
+            return fit ? [salesLinkedEntry(st, fit)] : [];
+          }),
+        }
+      : {}),
   };
 }
+
+const salesLinkedEntry = (st: RecurringStream, fit: SalesLinkedFit): LearnedEntry => ({
+  contactId: st.contactId,
+  stream: st.id,
+  cadence: st.cadence.name,
+  paymentPerSale: Math.round(fit.slope * 10_000) / 10_000,
+  measuredPaymentPerSale: Math.round(fit.rawSlope * 10_000) / 10_000,
+  standardError: Math.round(fit.standardError * 10_000) / 10_000,
+  lastThreeMeanAmount: centsToDecimal(Math.round(fit.anchorAmount)),
+  lastThreeMeanSales: centsToDecimal(Math.round(fit.anchorSales)),
+  observations: fit.observations,
+  judged: fit.judged,
+  judgedError: centsToDecimal(fit.judgedError),
+  medianOfThreeError: centsToDecimal(fit.medianError),
+  from: fit.from,
+  to: fit.to,
+});
