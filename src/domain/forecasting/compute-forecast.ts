@@ -33,6 +33,7 @@ import {
 import { type CustomerTrend, fitCustomerTrend, trendFactor } from "./customer-trend.ts";
 import { dateOf, dayNumber, mondayOnOrBefore } from "./dates.ts";
 import { type CustomerModel, expectedOrdersByDay, fitCustomers, fitSuppliers } from "./hazard.ts";
+import { checkNewSales, type NewSalesCheck } from "./new-sales.ts";
 import { fitPartialPayments, type PartialPayments, remainderLags } from "./partial-payments.ts";
 import { detectRecurring, projectRecurring, type RecurringStream } from "./recurring.ts";
 import {
@@ -121,6 +122,8 @@ export interface ForecastModel {
   seasonEvidence: SeasonalEvidence;
   /** The fitted customers' pooled order trend (customer-trend.ts). */
   customerTrend: CustomerTrend;
+  /** The last quarters' replay of new sales and the factors it serves (new-sales.ts). */
+  newSales: NewSalesCheck;
   /** When customers pay, from their paid invoices. */
   collection: CollectionModel;
   /** How customers pay in parts, from their invoices paid on two or more days. */
@@ -212,7 +215,8 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
     for (const c of models) {
       if (days <= 0) continue;
       const byDay = expectedOrdersByDay(c, todayDay, days);
-      for (let j = 1; j <= days; j++) byDay[j] = (byDay[j] ?? 0) * (trend[j] ?? 1);
+      for (let j = 1; j <= days; j++)
+        byDay[j] = (byDay[j] ?? 0) * (trend[j] ?? 1) * newSales.fittedScale;
       for (let j = 1; j <= days; j++)
         salesByDay[j] = (salesByDay[j] ?? 0) + (byDay[j] ?? 0) * c.typicalOrder;
       const perWeek = collectByWeek(
@@ -261,6 +265,19 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
     fittedSuppliers: new Set(suppliers.map((c) => c.contactId)),
     order,
   }).filter((r) => variableFit === null || r.kind !== "suppliers");
+  // The last quarters replayed (new-sales.ts): the fitted customers' expected orders and the
+  // other customers' run rate, each moved to what the books showed of them.
+  const othersRate = runRates.find((r) => r.kind === "customers");
+  const newSales = checkNewSales({
+    history: input.salesHistory,
+    customers: input.customers,
+    todayDay,
+    baseCurrency: input.baseCurrency,
+    fittedToday: new Set(customers.map((c) => c.contactId)),
+    runRate: othersRate?.windowTotal ?? 0,
+  });
+  if (othersRate)
+    othersRate.windowTotal = Math.round(othersRate.windowTotal * newSales.othersFactor);
   const weeklyOrders = collected(customers);
   let variableCosts: ForecastModel["variableCosts"] = null;
   // The expected sales: fitted customers' orders and the other customers' run rate, on the
@@ -300,6 +317,7 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
     season,
     seasonEvidence: seasonFit,
     customerTrend,
+    newSales,
     runRates,
     collection: fitCollection(input.salesHistory, today),
     partialPayments: fitPartialPayments(input.salesHistory, today),

@@ -3,6 +3,7 @@ import { type CollectionCurve, CURVE_DAYS } from "./collection-curve.ts";
 import type { ForecastModel } from "./compute-forecast.ts";
 import type { CustomerTrend } from "./customer-trend.ts";
 import { dateOf } from "./dates.ts";
+import type { NewSalesCheck } from "./new-sales.ts";
 import { partsEntry } from "./partial-payments.ts";
 import type { RecurringStream } from "./recurring.ts";
 import type { SalesLinkedFit } from "./sales-linked.ts";
@@ -59,6 +60,27 @@ const customerTrendEntry = (t: CustomerTrend): LearnedEntry => ({
   observations: t.earlier + t.later,
   from: t.from === null ? null : dateOf(t.from),
   to: t.to === null ? null : dateOf(t.to),
+});
+
+const round3 = (x: number) => (Number.isFinite(x) ? Math.round(x * 1000) / 1000 : null);
+
+const newSalesEntry = (n: NewSalesCheck): LearnedEntry => ({
+  contactId: null,
+  fittedScale: round3(n.fittedScale),
+  fittedMeasuredRatio: n.fittedExpected > 0 ? round3(n.fittedActual / n.fittedExpected) : null,
+  fittedExpected: centsToDecimal(n.fittedExpected),
+  fittedActual: centsToDecimal(n.fittedActual),
+  fittedLogStandardError: round3(n.fittedSe),
+  fittedInvoices: n.fittedInvoices,
+  othersFactor: round3(n.othersFactor),
+  othersQuarterSales: centsToDecimal(n.othersAnalogue),
+  runRateWindow: centsToDecimal(n.runRate),
+  othersLogStandardError: round3(n.othersSe),
+  othersInvoices: n.othersInvoices,
+  quarters: n.quarters,
+  observations: n.fittedInvoices + n.othersInvoices,
+  from: n.from === null ? null : dateOf(n.from),
+  to: n.to === null ? null : dateOf(n.to),
 });
 
 const median = (a: Int32Array) => (a.length === 0 ? null : (a[(a.length - 1) >> 1] ?? null));
@@ -182,6 +204,9 @@ export function learnedParameters(model: ForecastModel, result: ForecastResult):
           }),
         }
       : {}),
+    // New sales replayed over the last quarters (new-sales.ts): the fitted customers' factor and
+    // the other customers' run rate moved to what those quarters showed.
+    newSales: [newSalesEntry(model.newSales)],
   };
 }
 
