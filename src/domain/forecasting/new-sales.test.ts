@@ -76,7 +76,27 @@ describe("new sales replayed over the last quarters", () => {
     const se2 = (48 * 100 ** 2) / (16 * 1200 ** 2) + (20 * 100 ** 2) / 2000 ** 2;
     expect(check.othersLogRatio).toBeCloseTo(m, 12);
     expect(check.othersSe).toBeCloseTo(Math.sqrt(se2), 12);
-    expect(check.othersFactor).toBeCloseTo(Math.exp(m ** 3 / (m ** 2 + se2)), 12);
+    // Five quarters of books: no year before the oldest replayed quarter, nothing served.
+    expect(check).toMatchObject({ enoughBooks: false, served: false, othersFactor: 1 });
+    // Nine quarters: a year before the oldest; served only if leaving each quarter out, the
+    // factors learned on the other three forecast it better than the engine did.
+    const nine = oneOffs([20, 10, 10, 8, 5, 5, 5, 5, 5]);
+    const long = checkNewSales({
+      history: nine,
+      customers: inputOf(nine).customers,
+      todayDay: T,
+      baseCurrency: "AUD",
+      fittedToday: new Set(),
+      runRate: 200_000,
+    });
+    expect(long.enoughBooks).toBe(true);
+    expect(long.served).toBe(long.replayCorrectedError < long.replayEngineError);
+    const lm = long.othersLogRatio;
+    const lse2 = long.othersSe ** 2;
+    expect(long.othersFactor).toBeCloseTo(
+      long.served ? Math.exp(lm ** 3 / (lm ** 2 + lse2)) : 1,
+      12,
+    );
   });
 
   it("replays only quarters with a quarter of books before them, and changes nothing without one", () => {
@@ -118,8 +138,9 @@ describe("new sales replayed over the last quarters", () => {
     // replayed quarter (from T − 364) expected them: actual < expected, scale below 1.
     expect(n.fittedActual).toBe(6 * 52 * 10_000);
     expect(n.fittedExpected).toBeGreaterThan(n.fittedActual);
-    expect(n.fittedScale).toBeLessThan(1);
-    expect(n.fittedScale).toBeGreaterThanOrEqual(Math.exp(n.fittedLogRatio) - 1e-12);
+    expect(n.fittedLogRatio).toBeLessThan(0);
+    // Books from T − 600: no year before the oldest replayed quarter (T − 364), not served.
+    expect(n).toMatchObject({ enoughBooks: false, served: false, fittedScale: 1 });
     const learned = learnedParameters(model, {
       lines: [],
       predictions: [],

@@ -55,6 +55,16 @@ export interface NewSalesCheck {
   othersLogRatio: number;
   othersSe: number;
   othersFactor: number;
+  /**
+   * Leave one quarter out: Σ over the quarters of the engine's absolute error and of the error
+   * with the factors learned on the other quarters (cents; 0 without a year of books before).
+   */
+  replayEngineError: Cents;
+  replayCorrectedError: Cents;
+  /** A year of books before the oldest replayed quarter. */
+  enoughBooks: boolean;
+  /** Whether the factors are served (enough books and the replay's corrected error lower). */
+  served: boolean;
   /** Day numbers of the earliest quarter's start and of today; null without a quarter. */
   from: number | null;
   to: number | null;
@@ -63,6 +73,63 @@ export interface NewSalesCheck {
 /** x · x² ÷ (x² + se²): toward 0 as its standard error grows. */
 const shrink = (x: number, se2: number) => (x === 0 ? 0 : (x * x * x) / (x * x + se2));
 const clamp = (f: number) => Math.min(MAX_FACTOR, Math.max(MIN_FACTOR, f));
+
+/** Books before the oldest replayed quarter's start, so its cadences are not the books' first. */
+export const BOOKS_BEFORE_DAYS = 365;
+
+/** One replayed quarter (cents). */
+interface Quarter {
+  /** The fitted customers' expected sales (trend and season of its start) and their invoices. */
+  expected: number;
+  actual: number;
+  actualSq: number;
+  /** Sales of customers without a cadence at its start, and Σv² of their invoices. */
+  others: number;
+  othersSq: number;
+  /** The run rate the engine then had: the last 91 days' sales of those not fitted, and Σv². */
+  runRate: number;
+  runSq: number;
+  /** The season's factor the engine then applied. */
+  season: number;
+}
+
+/** The fitted customers' factor from quarters: pooled actual ÷ expected, log shrunk by its error. */
+function fittedFactor(qs: readonly Quarter[]): { log: number; se: number; scale: number } {
+  let expected = 0;
+  let actual = 0;
+  let sq = 0;
+  const logs: number[] = [];
+  for (const q of qs) {
+    expected += q.expected;
+    actual += q.actual;
+    sq += q.actualSq;
+    if (q.expected > 0 && q.actual > 0) logs.push(Math.log(q.actual / q.expected));
+  }
+  // At least two quarters to judge its between-quarter error.
+  if (logs.length < 2 || expected <= 0 || actual <= 0)
+    return { log: 0, se: Number.POSITIVE_INFINITY, scale: 1 };
+  const log = Math.log(actual / expected);
+  const mean = logs.reduce((a, b) => a + b, 0) / logs.length;
+  const between = logs.reduce((a, b) => a + (b - mean) ** 2, 0) / (logs.length - 1);
+  const se = Math.sqrt(Math.max(sq / (actual * actual), between / logs.length));
+  return { log, se, scale: clamp(Math.exp(shrink(log, se * se))) };
+}
+
+/** The factor moving a run rate (and Σv² of its invoices) to the quarters' mean analogue. */
+function othersFactor(
+  qs: readonly Quarter[],
+  runRate: number,
+  runSq: number,
+): { analogue: number; log: number; se: number; factor: number } {
+  const n = qs.length;
+  const analogue = n > 0 ? qs.reduce((a, q) => a + q.others, 0) / n : 0;
+  if (analogue <= 0 || runRate <= 0)
+    return { analogue, log: 0, se: Number.POSITIVE_INFINITY, factor: 1 };
+  const sq = qs.reduce((a, q) => a + q.othersSq, 0);
+  const log = Math.log(analogue / runRate);
+  const se = Math.sqrt(sq / (n * n * analogue * analogue) + runSq / (runRate * runRate));
+  return { analogue, log, se, factor: Math.exp(shrink(log, se * se)) };
+}
 
 /**
  * Replays the last CHECK_QUARTERS quarters (see above). `fittedToday` names the customers with a
@@ -81,21 +148,14 @@ export function checkNewSales(input: {
   const totals = salesCents(history, baseCurrency);
   let earliest = Number.POSITIVE_INFINITY;
   for (let i = 0; i < history.length; i++) earliest = Math.min(earliest, days.issue[i] ?? 0);
-  let fittedExpected = 0;
-  let fittedActual = 0;
-  let fittedSq = 0;
+  const qs: Quarter[] = [];
   let fittedInvoices = 0;
-  let others = 0;
-  let othersSq = 0;
   let othersInvoices = 0;
-  let quarters = 0;
   let from: number | null = null;
-  const logs: number[] = [];
-  for (let q = 1; q <= CHECK_QUARTERS; q++) {
-    const p = todayDay - RUN_RATE_DAYS * q;
+  for (let k = 1; k <= CHECK_QUARTERS; k++) {
+    const p = todayDay - RUN_RATE_DAYS * k;
     // A quarter of books before the replayed one, so "no cadence at p" is not "no books yet".
     if (earliest > p - RUN_RATE_DAYS + 1) break;
-    quarters += 1;
     from = p + 1;
     const models = fitCustomers(history, customers, dateOf(p), baseCurrency);
     const trend = fitCustomerTrend(models, p);
@@ -107,37 +167,37 @@ export function checkNewSales(input: {
         expected += (byDay[j] ?? 0) * trendFactor(trend, j) * c.typicalOrder * season;
     }
     const fitted = new Set(models.map((c) => c.contactId));
-    let actual = 0;
+    const q: Quarter = {
+      expected,
+      actual: 0,
+      actualSq: 0,
+      others: 0,
+      othersSq: 0,
+      runRate: 0,
+      runSq: 0,
+      season,
+    };
     history.forEach((e, i) => {
       const d = days.issue[i] ?? 0;
-      if (d <= p || d > p + RUN_RATE_DAYS) return;
       const v = totals[i] ?? 0;
+      if (d > p - RUN_RATE_DAYS && d <= p && !fitted.has(e.contactId)) {
+        q.runRate += v;
+        q.runSq += v * v;
+      }
+      if (d <= p || d > p + RUN_RATE_DAYS) return;
       if (fitted.has(e.contactId)) {
-        actual += v;
-        fittedSq += v * v;
+        q.actual += v;
+        q.actualSq += v * v;
         fittedInvoices += 1;
       } else {
-        others += v;
-        othersSq += v * v;
+        q.others += v;
+        q.othersSq += v * v;
         othersInvoices += 1;
       }
     });
-    fittedExpected += expected;
-    fittedActual += actual;
-    if (expected > 0 && actual > 0) logs.push(Math.log(actual / expected));
+    qs.push(q);
   }
-  // The fitted customers' factor: at least two quarters to judge its between-quarter error.
-  let fittedLogRatio = 0;
-  let fittedSe = Number.POSITIVE_INFINITY;
-  if (logs.length >= 2 && fittedExpected > 0 && fittedActual > 0) {
-    fittedLogRatio = Math.log(fittedActual / fittedExpected);
-    const mean = logs.reduce((a, b) => a + b, 0) / logs.length;
-    const between = logs.reduce((a, b) => a + (b - mean) ** 2, 0) / (logs.length - 1);
-    fittedSe = Math.sqrt(Math.max(fittedSq / (fittedActual * fittedActual), between / logs.length));
-  }
-  const fittedScale = Number.isFinite(fittedSe)
-    ? clamp(Math.exp(shrink(fittedLogRatio, fittedSe * fittedSe)))
-    : 1;
+  const fitted = fittedFactor(qs);
   // The other customers: the quarters' mean analogue against the run rate's window.
   let runSq = 0;
   history.forEach((e, i) => {
@@ -145,34 +205,46 @@ export function checkNewSales(input: {
     if (d > todayDay - RUN_RATE_DAYS && d <= todayDay && !input.fittedToday.has(e.contactId))
       runSq += (totals[i] ?? 0) ** 2;
   });
-  const othersAnalogue = quarters > 0 ? Math.round(others / quarters) : 0;
-  let othersLogRatio = 0;
-  let othersSe = Number.POSITIVE_INFINITY;
-  if (othersAnalogue > 0 && input.runRate > 0) {
-    othersLogRatio = Math.log(othersAnalogue / input.runRate);
-    othersSe = Math.sqrt(
-      othersSq / (quarters * quarters * othersAnalogue * othersAnalogue) +
-        runSq / (input.runRate * input.runRate),
-    );
-  }
-  const othersFactor = Number.isFinite(othersSe)
-    ? Math.exp(shrink(othersLogRatio, othersSe * othersSe))
-    : 1;
+  const others = othersFactor(qs, input.runRate, runSq);
+  // Served only with a year of books before the oldest replayed quarter and when the replay
+  // itself says so: each quarter forecast with the factors learned on the other quarters
+  // (leave one quarter out) against the engine's own forecast of it, Σ absolute errors.
+  const oldest = todayDay - RUN_RATE_DAYS * CHECK_QUARTERS;
+  const enoughBooks = qs.length === CHECK_QUARTERS && earliest <= oldest - BOOKS_BEFORE_DAYS;
+  let engineError = 0;
+  let correctedError = 0;
+  if (enoughBooks)
+    qs.forEach((q, i) => {
+      const rest = qs.filter((_, j) => j !== i);
+      const truth = q.actual + q.others;
+      const runRate = q.runRate * q.season;
+      const f = fittedFactor(rest).scale;
+      const o = othersFactor(rest, q.runRate, q.runSq).factor;
+      engineError += Math.abs(q.expected + runRate - truth);
+      correctedError += Math.abs(q.expected * f + runRate * o - truth);
+    });
+  const served = enoughBooks && correctedError < engineError;
+  const fittedExpected = qs.reduce((a, q) => a + q.expected, 0);
+  const fittedActual = qs.reduce((a, q) => a + q.actual, 0);
   return {
-    quarters,
+    quarters: qs.length,
     fittedExpected: Math.round(fittedExpected),
     fittedActual,
     fittedInvoices,
-    fittedLogRatio,
-    fittedSe,
-    fittedScale,
-    othersAnalogue,
+    fittedLogRatio: fitted.log,
+    fittedSe: fitted.se,
+    fittedScale: served ? fitted.scale : 1,
+    othersAnalogue: Math.round(others.analogue),
     othersInvoices,
     runRate: input.runRate,
-    othersLogRatio,
-    othersSe,
-    othersFactor,
+    othersLogRatio: others.log,
+    othersSe: others.se,
+    othersFactor: served ? others.factor : 1,
+    replayEngineError: Math.round(engineError),
+    replayCorrectedError: Math.round(correctedError),
+    enoughBooks,
+    served,
     from,
-    to: quarters > 0 ? todayDay : null,
+    to: qs.length > 0 ? todayDay : null,
   };
 }
