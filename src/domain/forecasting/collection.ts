@@ -224,6 +224,8 @@ export interface LatenessSpread {
   unpaid: number;
   /** Whose history: the customer's own or the organisation's. */
   own: boolean;
+  /** Not their own: the customers like them (similar-customers.ts), not the whole organisation. */
+  similar?: true;
   /**
    * The pool's Kaplan–Meier weights (null: each value and unpaid invoice weighs 1), and where
    * `values` starts in the pool (weights.cumulative is indexed on the whole pool).

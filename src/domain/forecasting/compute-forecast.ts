@@ -631,7 +631,13 @@ export function computeForecast(
     const values = spread.values;
     const end = lowerBound(values, week1Start + 7 * WEEKS - baseDay);
     const beyond = values.length - end;
-    const whose = spread.own ? (bill ? "the supplier's" : "the customer's") : "the organisation's";
+    const whose = spread.own
+      ? bill
+        ? "the supplier's"
+        : "the customer's"
+      : spread.similar
+        ? "the similar customers'"
+        : "the organisation's";
     const noun = bill ? "bills" : remainder ? "invoices paid in parts" : "invoices";
     // A part-paid invoice's remainder is spread over how long after the first part the rest came.
     const late = remainder ? "with the rest at least this long after the first part" : "this late";
@@ -674,7 +680,7 @@ export function computeForecast(
         item.contactId,
         remainder
           ? `${n} of ${shares} of ${whose} past ${noun} had the rest paid this long after the first part`
-          : `${n} of ${shares} of ${whose} past ${noun} at least this late were paid in this week`,
+          : `${n} of ${shares} of ${whose} past ${noun} at least this late were paid in this week${spread.similar ? ", each customer weighed by how like this one they are" : ""}`,
         fullText,
       );
     }

@@ -82,6 +82,14 @@ describe("a customer with too few invoices is judged by the customers like them"
       [1, "2026-03-20", "950"],
       [5, "2026-04-17", "50"],
     ]);
+    // The explanation names whose invoices these are: the customers like N, not the organisation.
+    const notes = computeForecast(input(open("n", "N", "1000"), history))
+      .lines.filter((l) => l.itemId === "n")
+      .map((l) => l.note);
+    expect(notes).toEqual([
+      "6 of 12 of the similar customers' past invoices at least this late were paid in this week, each customer weighed by how like this one they are",
+      "6 of 12 of the similar customers' past invoices at least this late were paid in this week, each customer weighed by how like this one they are",
+    ]);
   });
 
   it("an invoice of theirs 10 days overdue and unpaid: the late payer's record weighs 10 to 1", () => {
