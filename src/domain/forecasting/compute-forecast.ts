@@ -33,7 +33,6 @@ import {
 import { type CustomerTrend, fitCustomerTrend, trendFactor } from "./customer-trend.ts";
 import { dateOf, dayNumber, mondayOnOrBefore } from "./dates.ts";
 import { type CustomerModel, expectedOrdersByDay, fitCustomers, fitSuppliers } from "./hazard.ts";
-import { checkNewSales, type NewSalesCheck } from "./new-sales.ts";
 import { fitPartialPayments, type PartialPayments, remainderLags } from "./partial-payments.ts";
 import { detectRecurring, projectRecurring, type RecurringStream } from "./recurring.ts";
 import {
@@ -43,15 +42,7 @@ import {
   type SeasonalEvidence,
   seasonalEvidence,
 } from "./run-rates.ts";
-import { billAsSalesEntry, salesCents, salesDays } from "./sales-history.ts";
-import {
-  type DailySales,
-  fitSalesLinked,
-  periodSales,
-  type SalesLinkedFit,
-  salesLinkedAmount,
-  settledPeriod,
-} from "./sales-linked.ts";
+import { billAsSalesEntry } from "./sales-history.ts";
 import { rulesFor, type ScenarioRules } from "./scenarios.ts";
 import { similarCustomersSpread } from "./similar-customers.ts";
 import {
@@ -122,8 +113,6 @@ export interface ForecastModel {
   seasonEvidence: SeasonalEvidence;
   /** The fitted customers' pooled order trend (customer-trend.ts). */
   customerTrend: CustomerTrend;
-  /** The last quarters' replay of new sales and the factors it serves (new-sales.ts). */
-  newSales: NewSalesCheck;
   /** When customers pay, from their paid invoices. */
   collection: CollectionModel;
   /** How customers pay in parts, from their invoices paid on two or more days. */
@@ -140,12 +129,6 @@ export interface ForecastModel {
    * suppliers' hazard model and run rate instead.
    */
   variableCosts: { fit: VariableCosts; weekly: Float64Array } | null;
-  /**
-   * Recurring payments that follow the sales of the period they settle (sales-linked.ts), by
-   * stream id, and the daily sales (invoiced to today, expected after) their periods are summed
-   * from.
-   */
-  salesLinked: { fits: Map<string, SalesLinkedFit>; sales: DailySales };
 }
 
 /** Fits recurring streams and customer cadences as at `input.now`. */
@@ -215,8 +198,7 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
     for (const c of models) {
       if (days <= 0) continue;
       const byDay = expectedOrdersByDay(c, todayDay, days);
-      for (let j = 1; j <= days; j++)
-        byDay[j] = (byDay[j] ?? 0) * (trend[j] ?? 1) * newSales.fittedScale;
+      for (let j = 1; j <= days; j++) byDay[j] = (byDay[j] ?? 0) * (trend[j] ?? 1);
       for (let j = 1; j <= days; j++)
         salesByDay[j] = (salesByDay[j] ?? 0) + (byDay[j] ?? 0) * c.typicalOrder;
       const perWeek = collectByWeek(
@@ -265,28 +247,15 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
     fittedSuppliers: new Set(suppliers.map((c) => c.contactId)),
     order,
   }).filter((r) => variableFit === null || r.kind !== "suppliers");
-  // The last quarters replayed (new-sales.ts): the fitted customers' expected orders and the
-  // other customers' run rate, each moved to what the books showed of them.
-  const othersRate = runRates.find((r) => r.kind === "customers");
-  const newSales = checkNewSales({
-    history: input.salesHistory,
-    customers: input.customers,
-    todayDay,
-    baseCurrency: input.baseCurrency,
-    fittedToday: new Set(customers.map((c) => c.contactId)),
-    runRate: othersRate?.windowTotal ?? 0,
-  });
-  if (othersRate)
-    othersRate.windowTotal = Math.round(othersRate.windowTotal * newSales.othersFactor);
   const weeklyOrders = collected(customers);
   let variableCosts: ForecastModel["variableCosts"] = null;
-  // The expected sales: fitted customers' orders and the other customers' run rate, on the
-  // trend as the inflow forecast carries it (the variable costs and the sales-linked tax use them).
-  const others = runRates.find((r) => r.kind === "customers")?.windowTotal ?? 0;
-  const sales = salesByDay.map((v, j) =>
-    j === 0 ? 0 : (v + (others / RUN_RATE_DAYS) * runRateTrend(customerTrend, j)) * season,
-  );
   if (variableFit !== null) {
+    // The expected sales: fitted customers' orders and the other customers' run rate, on the
+    // trend as the inflow forecast carries it.
+    const others = runRates.find((r) => r.kind === "customers")?.windowTotal ?? 0;
+    const sales = salesByDay.map((v, j) =>
+      j === 0 ? 0 : (v + (others / RUN_RATE_DAYS) * runRateTrend(customerTrend, j)) * season,
+    );
     variableCosts = {
       fit: variableFit,
       weekly: collectByWeek(
@@ -297,12 +266,6 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
         WEEKS,
       ),
     };
-  }
-  const dailySales = salesToDate(input.salesHistory, input.baseCurrency, todayDay, sales);
-  const salesLinked = new Map<string, SalesLinkedFit>();
-  for (const stream of streams) {
-    const fit = fitSalesLinked(stream, dailySales);
-    if (fit) salesLinked.set(stream.id, fit);
   }
   return {
     today,
@@ -317,7 +280,6 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
     season,
     seasonEvidence: seasonFit,
     customerTrend,
-    newSales,
     runRates,
     collection: fitCollection(input.salesHistory, today),
     partialPayments: fitPartialPayments(input.salesHistory, today),
@@ -330,51 +292,7 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
     curves,
     purchaseOrderTiming: fitPurchaseOrderTiming(input.purchaseOrderHistory ?? []),
     variableCosts,
-    salesLinked: { fits: salesLinked, sales: dailySales },
   };
-}
-
-/**
- * A projected occurrence's amount: the stream's median of three, or for a payment that follows
- * sales (sales-linked.ts) the amount told by the sales of the period the occurrence settles.
- */
-function recurringAmount(
-  model: ForecastModel,
-  stream: RecurringStream,
-  date: string,
-): { amount: Cents; note: string } {
-  const fit = model.salesLinked.fits.get(stream.id);
-  const period = fit ? settledPeriod(dayNumber(date), stream.cadence) : null;
-  const sales = period ? periodSales(model.salesLinked.sales, period.from, period.to) : null;
-  if (!fit || !period || sales === null) return { amount: stream.amount, note: "" };
-  return {
-    amount: salesLinkedAmount(fit, sales),
-    note: `, follows the sales of ${dateOf(period.from)} to ${dateOf(period.to)}`,
-  };
-}
-
-/**
- * Sales invoiced on each day from the first invoice of the history to today, then the expected
- * sales of each coming day (`expected[j]` = today + j): what a period's sales are summed from.
- */
-function salesToDate(
-  history: ForecastInput["salesHistory"],
-  baseCurrency: string,
-  todayDay: number,
-  expected: Float64Array,
-): DailySales {
-  const days = salesDays(history);
-  const cents = salesCents(history, baseCurrency);
-  let start = todayDay + 1;
-  for (const d of days.issue) if (d < start) start = d;
-  const out = new Float64Array(todayDay - start + expected.length);
-  for (let i = 0; i < history.length; i++) {
-    const d = days.issue[i] ?? todayDay;
-    if (d <= todayDay) out[d - start] = (out[d - start] ?? 0) + (cents[i] ?? 0);
-  }
-  for (let j = 1; j < expected.length; j++)
-    out[todayDay + j - start] = (out[todayDay + j - start] ?? 0) + (expected[j] ?? 0);
-  return { start, cents: out };
 }
 
 const SOURCE_INDEX: Record<ForecastSource, number> = {
@@ -849,20 +767,19 @@ export function computeForecast(
   const { occurrences } = projectRecurring(model.streams, today, dateOf(horizonEnd), openBills);
   for (const o of occurrences) {
     const s = o.stream;
-    const { amount, note } = recurringAmount(model, o.stream, o.date);
     place(
       o.itemId,
       "RECURRING",
       s.direction === "in",
       dayNumber(o.cashDate),
-      amount,
-      amount,
+      s.amount,
+      s.amount,
       null,
       false,
       false,
       s.accountId,
       s.contactId,
-      `${s.kind} ${s.contactName ?? "(no contact)"}, ${s.cadence.name}${note}`,
+      `${s.kind} ${s.contactName ?? "(no contact)"}, ${s.cadence.name}`,
     );
   }
 

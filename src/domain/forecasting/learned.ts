@@ -3,10 +3,7 @@ import { type CollectionCurve, CURVE_DAYS } from "./collection-curve.ts";
 import type { ForecastModel } from "./compute-forecast.ts";
 import type { CustomerTrend } from "./customer-trend.ts";
 import { dateOf } from "./dates.ts";
-import type { NewSalesCheck } from "./new-sales.ts";
 import { partsEntry } from "./partial-payments.ts";
-import type { RecurringStream } from "./recurring.ts";
-import type { SalesLinkedFit } from "./sales-linked.ts";
 import type { ForecastResult } from "./types.ts";
 import type { VariableCosts } from "./variable-costs.ts";
 
@@ -60,31 +57,6 @@ const customerTrendEntry = (t: CustomerTrend): LearnedEntry => ({
   observations: t.earlier + t.later,
   from: t.from === null ? null : dateOf(t.from),
   to: t.to === null ? null : dateOf(t.to),
-});
-
-const round3 = (x: number) => (Number.isFinite(x) ? Math.round(x * 1000) / 1000 : null);
-
-const newSalesEntry = (n: NewSalesCheck): LearnedEntry => ({
-  contactId: null,
-  fittedScale: round3(n.fittedScale),
-  fittedMeasuredRatio: n.fittedExpected > 0 ? round3(n.fittedActual / n.fittedExpected) : null,
-  fittedExpected: centsToDecimal(n.fittedExpected),
-  fittedActual: centsToDecimal(n.fittedActual),
-  fittedLogStandardError: round3(n.fittedSe),
-  fittedInvoices: n.fittedInvoices,
-  othersFactor: round3(n.othersFactor),
-  othersQuarterSales: centsToDecimal(n.othersAnalogue),
-  runRateWindow: centsToDecimal(n.runRate),
-  othersLogStandardError: round3(n.othersSe),
-  othersInvoices: n.othersInvoices,
-  quarters: n.quarters,
-  enoughBooks: n.enoughBooks ? 1 : 0,
-  replayEngineError: centsToDecimal(n.replayEngineError),
-  replayCorrectedError: centsToDecimal(n.replayCorrectedError),
-  served: n.served ? 1 : 0,
-  observations: n.fittedInvoices + n.othersInvoices,
-  from: n.from === null ? null : dateOf(n.from),
-  to: n.to === null ? null : dateOf(n.to),
 });
 
 const median = (a: Int32Array) => (a.length === 0 ? null : (a[(a.length - 1) >> 1] ?? null));
@@ -199,34 +171,5 @@ export function learnedParameters(model: ForecastModel, result: ForecastResult):
     // Growth or decline within regular customers (customer-trend.ts): orders of the customers
     // fitted today in the last half-year against the same half-year a year earlier.
     customerTrend: [customerTrendEntry(model.customerTrend)],
-    // Recurring payments that follow the sales of the period they settle (sales-linked.ts).
-    ...(model.salesLinked.fits.size > 0
-      ? {
-          salesLinkedPayments: model.streams.flatMap((st) => {
-            const fit = model.salesLinked.fits.get(st.id);
-            return fit ? [salesLinkedEntry(st, fit)] : [];
-          }),
-        }
-      : {}),
-    // New sales replayed over the last quarters (new-sales.ts): the fitted customers' factor and
-    // the other customers' run rate moved to what those quarters showed.
-    newSales: [newSalesEntry(model.newSales)],
   };
 }
-
-const salesLinkedEntry = (st: RecurringStream, fit: SalesLinkedFit): LearnedEntry => ({
-  contactId: st.contactId,
-  stream: st.id,
-  cadence: st.cadence.name,
-  paymentPerSale: Math.round(fit.slope * 10_000) / 10_000,
-  measuredPaymentPerSale: Math.round(fit.rawSlope * 10_000) / 10_000,
-  standardError: Math.round(fit.standardError * 10_000) / 10_000,
-  lastThreeMeanAmount: centsToDecimal(Math.round(fit.anchorAmount)),
-  lastThreeMeanSales: centsToDecimal(Math.round(fit.anchorSales)),
-  observations: fit.observations,
-  judged: fit.judged,
-  judgedError: centsToDecimal(fit.judgedError),
-  medianOfThreeError: centsToDecimal(fit.medianError),
-  from: fit.from,
-  to: fit.to,
-});

@@ -60,8 +60,6 @@ export interface RecurringStream {
   termDays: number;
   /** Every occurrence, as day numbers, oldest first. */
   days: number[];
-  /** Each occurrence's amount (base currency), in the order of `days`. */
-  amounts: Cents[];
 }
 
 /** One projected occurrence of a stream. */
@@ -212,7 +210,6 @@ export function detectRecurring(
       amount,
       termDays: billTerm(g.paidLags, g.terms),
       days,
-      amounts: days.map((d) => g.byDate.get(d) ?? 0),
     });
   }
   return streams.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
