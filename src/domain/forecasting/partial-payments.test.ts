@@ -5,13 +5,13 @@ import { buildForecastModel, computeForecast } from "./compute-forecast.ts";
 import { addDays } from "./dates.ts";
 import { learnedParameters } from "./learned.ts";
 import { fitPartialPayments, partsEntry } from "./partial-payments.ts";
-import type { ForecastInput, OpenItem, SalesHistoryEntry } from "./types.ts";
+import { linesOf, receivablesInput } from "./receivables-ledger.test-support.ts";
+import type { OpenItem, SalesHistoryEntry } from "./types.ts";
 
 /*
  * A hand-built ledger with a known answer. Today is Wednesday 11 March 2026 (Sydney): week 1 is
  * Mon 9 – Sun 15 March (index 0), week 2 starts 16 March, week 6 (index 5) is 13 – 19 April.
  */
-const NOW = new Date("2026-03-11T01:00:00Z");
 
 /** A past invoice of 1000 due `due`, paid in the parts given (days after due, amount). */
 function paid(
@@ -67,29 +67,7 @@ function open(p: Partial<OpenItem> & Pick<OpenItem, "id" | "amount" | "expectedD
   };
 }
 
-function input(
-  openItems: readonly OpenItem[],
-  salesHistory: readonly SalesHistoryEntry[],
-): ForecastInput {
-  return {
-    now: NOW,
-    timezone: "Australia/Sydney",
-    baseCurrency: "AUD",
-    startingCash: "0",
-    openItems,
-    purchaseOrders: [],
-    salesHistory,
-    recurringHistory: [],
-    customers: [],
-    accounts: [{ id: "acc_sales", name: "Sales" }],
-    scenario: { id: "scn_base", name: "Base", kind: "BASE", assumptions: {} },
-  };
-}
-
-const linesOf = (i: ForecastInput, id: string) =>
-  computeForecast(i)
-    .lines.filter((l) => l.itemId === id)
-    .map((l) => [l.weekIndex, l.date, l.amount]);
+const input = receivablesInput;
 
 describe("partial payments: a part-paid invoice's remainder follows its first part", () => {
   it("times the remainder from its first part by the learnt lag, not its due date", () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { fitCollection } from "./collection.ts";
 import { computeForecast } from "./compute-forecast.ts";
 import { addDays } from "./dates.ts";
+import { linesOf, receivablesInput } from "./receivables-ledger.test-support.ts";
 import { MAX_RECORDS, similarCustomersSpread } from "./similar-customers.ts";
 import type { ForecastInput, OpenItem, SalesHistoryEntry } from "./types.ts";
 
@@ -9,7 +10,6 @@ import type { ForecastInput, OpenItem, SalesHistoryEntry } from "./types.ts";
  * A hand-built ledger with a known answer. Today is Wednesday 11 March 2026 (Sydney): week 1 is
  * Mon 9 – Sun 15 March (index 0); 20 March is in week 2 (index 1), 17 April in week 6 (index 5).
  */
-const NOW = new Date("2026-03-11T01:00:00Z");
 const TODAY = "2026-03-11";
 
 /** A past invoice of 1000 due `due`, paid `late` days after it (null: still open). */
@@ -50,25 +50,8 @@ function open(id: string, contactId: string, amount: string): OpenItem {
 }
 
 function input(item: OpenItem, salesHistory: readonly SalesHistoryEntry[]): ForecastInput {
-  return {
-    now: NOW,
-    timezone: "Australia/Sydney",
-    baseCurrency: "AUD",
-    startingCash: "0",
-    openItems: [item],
-    purchaseOrders: [],
-    salesHistory,
-    recurringHistory: [],
-    customers: [],
-    accounts: [{ id: "acc_sales", name: "Sales" }],
-    scenario: { id: "scn_base", name: "Base", kind: "BASE", assumptions: {} },
-  };
+  return receivablesInput([item], salesHistory);
 }
-
-const linesOf = (i: ForecastInput, id: string) =>
-  computeForecast(i)
-    .lines.filter((l) => l.itemId === id)
-    .map((l) => [l.weekIndex, l.date, l.amount]);
 
 describe("a customer with too few invoices is judged by the customers like them", () => {
   it("one payment on its due date: the prompt payer's record weighs 19 to 1", () => {
