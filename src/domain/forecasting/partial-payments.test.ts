@@ -5,7 +5,7 @@ import { buildForecastModel, computeForecast } from "./compute-forecast.ts";
 import { addDays } from "./dates.ts";
 import { learnedParameters } from "./learned.ts";
 import { fitPartialPayments, partsEntry } from "./partial-payments.ts";
-import { linesOf, receivablesInput } from "./receivables-ledger.test-support.ts";
+import { linesOf, pastInvoice, receivablesInput } from "./receivables-ledger.test-support.ts";
 import type { OpenItem, SalesHistoryEntry } from "./types.ts";
 
 /*
@@ -22,14 +22,7 @@ function paid(
   const last = parts[parts.length - 1] as [number, string];
   const first = parts[0] as [number, string];
   return {
-    contactId,
-    issueDate: addDays(due, -30),
-    total: "1000",
-    currency: "AUD",
-    currencyRate: null,
-    dueDate: due,
-    paidDate: addDays(due, last[0]),
-    accountId: "acc_sales",
+    ...pastInvoice(contactId, due, last[0]),
     ...(parts.length > 1
       ? {
           parts: {

@@ -1,4 +1,5 @@
 import { computeForecast } from "./compute-forecast.ts";
+import { addDays } from "./dates.ts";
 import type { ForecastInput, OpenItem, SalesHistoryEntry } from "./types.ts";
 
 /*
@@ -32,3 +33,21 @@ export const linesOf = (input: ForecastInput, itemId: string) =>
   computeForecast(input)
     .lines.filter((l) => l.itemId === itemId)
     .map((l) => [l.weekIndex, l.date, l.amount]);
+
+/** A past invoice of 1000 issued 30 days before `due`, paid `late` days after it (null: open). */
+export function pastInvoice(
+  contactId: string,
+  due: string,
+  late: number | null,
+): SalesHistoryEntry {
+  return {
+    contactId,
+    issueDate: addDays(due, -30),
+    total: "1000",
+    currency: "AUD",
+    currencyRate: null,
+    dueDate: due,
+    paidDate: late === null ? null : addDays(due, late),
+    accountId: "acc_sales",
+  };
+}

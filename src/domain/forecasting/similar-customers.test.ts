@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { fitCollection } from "./collection.ts";
 import { computeForecast } from "./compute-forecast.ts";
 import { addDays } from "./dates.ts";
-import { linesOf, receivablesInput } from "./receivables-ledger.test-support.ts";
+import { linesOf, pastInvoice, receivablesInput } from "./receivables-ledger.test-support.ts";
 import { MAX_RECORDS, similarCustomersSpread } from "./similar-customers.ts";
 import type { ForecastInput, OpenItem, SalesHistoryEntry } from "./types.ts";
 
@@ -12,19 +12,7 @@ import type { ForecastInput, OpenItem, SalesHistoryEntry } from "./types.ts";
  */
 const TODAY = "2026-03-11";
 
-/** A past invoice of 1000 due `due`, paid `late` days after it (null: still open). */
-function invoice(contactId: string, due: string, late: number | null): SalesHistoryEntry {
-  return {
-    contactId,
-    issueDate: addDays(due, -30),
-    total: "1000",
-    currency: "AUD",
-    currencyRate: null,
-    dueDate: due,
-    paidDate: late === null ? null : addDays(due, late),
-    accountId: "acc_sales",
-  };
-}
+const invoice = pastInvoice;
 
 /** P always pays on the due date, L always 28 days late: six invoices each. */
 const REGULARS = [
