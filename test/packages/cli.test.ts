@@ -143,6 +143,9 @@ describe(`runway, the agent CLI (${testDriver})`, () => {
     const covered = new Set<string>();
     for (const { command, path } of commandPaths()) {
       const id = ids[path];
+      // The key's last-used stamp is written with the audit rows, batched: committed before each
+      // pair, `status` shows the same stamp to the command and to the direct call.
+      await w.t.flushAudit();
       const cli = await runway([...command.split(" "), ...(id ? [id] : []), "--json"], env);
       expect(cli.code, `${command}: ${cli.stderr}`).toBe(EXIT.ok);
       const endpoint = (id ? path.replace("{id}", encodeURIComponent(id)) : path).replace(
