@@ -8,6 +8,7 @@ import {
   instantOn,
   runBacktest,
 } from "./backtest.ts";
+import { booksOf } from "./books.test-support.ts";
 import { type BookDocument, type BookPurchaseOrder, type Books, booksAsOf } from "./books.ts";
 import { computeForecast } from "./compute-forecast.ts";
 import { addDays } from "./dates.ts";
@@ -50,17 +51,7 @@ const po = (p: Partial<BookPurchaseOrder> & Pick<BookPurchaseOrder, "id">): Book
   ...p,
 });
 
-const books = (documents: BookDocument[], extra: Partial<Books> = {}): Books => ({
-  timezone: TZ,
-  baseCurrency: "AUD",
-  documents,
-  purchaseOrders: [],
-  manualItems: [],
-  bankLines: [],
-  customers: [],
-  accounts: [],
-  ...extra,
-});
+const books = booksOf;
 
 const data = (
   documents: BookDocument[],

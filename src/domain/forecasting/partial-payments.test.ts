@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { instantOn } from "./backtest.ts";
-import { type BookDocument, type Books, booksAsOf } from "./books.ts";
+import { booksOf } from "./books.test-support.ts";
+import { type BookDocument, booksAsOf } from "./books.ts";
 import { buildForecastModel, computeForecast } from "./compute-forecast.ts";
 import { addDays } from "./dates.ts";
 import { learnedParameters } from "./learned.ts";
@@ -278,16 +279,7 @@ describe("partial payments in the books as of a date", () => {
     credits: [],
     ...p,
   });
-  const books = (documents: BookDocument[]): Books => ({
-    timezone: TZ,
-    baseCurrency: "AUD",
-    documents,
-    purchaseOrders: [],
-    manualItems: [],
-    bankLines: [],
-    customers: [],
-    accounts: [],
-  });
+  const books = (documents: BookDocument[]) => booksOf(documents);
 
   it("sees only the payments made by the cutoff: a later part is unseen", () => {
     const b = books([doc({ id: "d1" })]);
