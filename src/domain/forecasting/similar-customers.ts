@@ -81,7 +81,7 @@ const cache = new WeakMap<CollectionModel, Records>();
 /**
  * At most this many records are mixed: an organisation with more customers with a record is
  * represented by an even sample of them in content order (every k-th, so their payment habits
- * keep their mix). Each receivable weighs every record and mixes their payments, so the cost
+ * keep their mix; docs/adr/0009-similar-customers-mixture-kept-and-sampled.md). Each receivable weighs every record and mixes their payments, so the cost
  * grows with receivables × records: with all ~8,000 records of the 100,000-invoice bench
  * organisation a new date's three scenarios took ~10 s of CPU instead of 0.24 s. A business of
  * up to 1,200 invoices (each record needs three) is never sampled: the family benches are exact.
