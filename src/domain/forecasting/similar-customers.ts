@@ -57,6 +57,14 @@ interface Records {
    */
   likelihoods: Map<string, Float64Array>;
   mixtures: Map<string, Mixture | null>;
+  /**
+   * Each record's log-likelihood term (indexed like `list`) of one outcome: a payment in week w
+   * (`paidTerms`, by w) or an invoice still open x days overdue (`openTerms`, by x). Every
+   * customer weighed shows outcomes from the same few weeks and days, so each column is computed
+   * once and a customer's log-likelihood is a sum of columns.
+   */
+  paidTerms: Map<number, Float64Array>;
+  openTerms: Map<number, Float64Array>;
 }
 
 const week = (days: number) => Math.floor(days / 7);
@@ -129,6 +137,8 @@ function records(model: CollectionModel): Records {
     weeks: Int32Array.from(weeks).sort(),
     likelihoods: new Map(),
     mixtures: new Map(),
+    paidTerms: new Map(),
+    openTerms: new Map(),
   };
   cache.set(model, built);
   return built;
@@ -222,7 +232,8 @@ function mixtureFor(
     all = logLikelihoods(recs, own, paid, unpaidOwn, open);
     recs.likelihoods.set(shown, all);
   }
-  const logLik = self === null ? all : all.map((ll, k) => ll - openTerm(recs, k, self));
+  const selfTerms = self === null ? null : openTerms(recs, self);
+  const logLik = selfTerms === null ? all : all.map((ll, k) => ll - (selfTerms[k] ?? 0));
   const top = logLik.reduce((a, b) => Math.max(a, b), Number.NEGATIVE_INFINITY);
   let mixture: Mixture | null = null;
   if (Number.isFinite(top)) {
@@ -278,19 +289,40 @@ function mix(recs: Records, weightOf: Float64Array): Mixture | null {
 /** The smoothing's outcomes: the weeks any record's payments fell in, and never paid. */
 const pseudoOf = (recs: Records) => 1 / (recs.weeks.length + 1);
 
-/** Record k's log-likelihood of an invoice of the customer still open `x` days overdue. */
-function openTerm(recs: Records, k: number, x: number): number {
-  const r = recs.list[k] as CustomerRecord;
-  const c = r.cumulative;
+/** Each record's log-likelihood of an invoice of the customer still open `x` days overdue. */
+function openTerms(recs: Records, x: number): Float64Array {
+  const hit = recs.openTerms.get(x);
+  if (hit) return hit;
+  const pseudo = pseudoOf(recs);
   // Not paid by x days late: a later payment, or never.
-  const q = r.unpaidMass + (c[r.values.length] ?? 0) - (c[lowerBound(r.values, x + 1)] ?? 0);
   const laterWeeks = recs.weeks.length - lowerBound(recs.weeks, week(x) + 1) + 1;
-  return Math.log((r.n * q + laterWeeks * pseudoOf(recs)) / (r.n + 1));
+  const terms = Float64Array.from(recs.list, (r) => {
+    const c = r.cumulative;
+    const q = r.unpaidMass + (c[r.values.length] ?? 0) - (c[lowerBound(r.values, x + 1)] ?? 0);
+    return Math.log((r.n * q + laterWeeks * pseudo) / (r.n + 1));
+  });
+  recs.openTerms.set(x, terms);
+  return terms;
+}
+
+/** Each record's log-likelihood of a payment of the customer in week `w` of lateness. */
+function paidTerms(recs: Records, w: number): Float64Array {
+  const hit = recs.paidTerms.get(w);
+  if (hit) return hit;
+  const pseudo = pseudoOf(recs);
+  const terms = Float64Array.from(recs.list, (r) => {
+    const c = r.cumulative;
+    const q = (c[lowerBound(r.values, w * 7 + 7)] ?? 0) - (c[lowerBound(r.values, w * 7)] ?? 0);
+    return Math.log((r.n * q + pseudo) / (r.n + 1));
+  });
+  recs.paidTerms.set(w, terms);
+  return terms;
 }
 
 /**
  * Each record's log-likelihood of the evidence (−∞ for the customer's own record, `own`: it is
- * not a customer like them).
+ * not a customer like them): per record, the terms of the payments, the invoices never paid and
+ * those still open, summed in that order.
  */
 function logLikelihoods(
   recs: Records,
@@ -300,18 +332,21 @@ function logLikelihoods(
   open: ArrayLike<number>,
 ): Float64Array {
   const pseudo = pseudoOf(recs);
-  return Float64Array.from(recs.list, (r, k) => {
-    if (r.id === own) return Number.NEGATIVE_INFINITY;
-    const c = r.cumulative;
-    let ll = 0;
-    for (const v of paid) {
-      const q =
-        (c[lowerBound(r.values, week(v) * 7 + 7)] ?? 0) -
-        (c[lowerBound(r.values, week(v) * 7)] ?? 0);
-      ll += Math.log((r.n * q + pseudo) / (r.n + 1));
-    }
-    if (unpaidOwn > 0) ll += unpaidOwn * Math.log((r.n * r.unpaidMass + pseudo) / (r.n + 1));
-    for (let i = 0; i < open.length; i++) ll += openTerm(recs, k, open[i] ?? 0);
-    return ll;
+  const ll = new Float64Array(recs.list.length);
+  const add = (terms: Float64Array) => {
+    for (let k = 0; k < ll.length; k++) ll[k] = (ll[k] ?? 0) + (terms[k] ?? 0);
+  };
+  for (const v of paid) add(paidTerms(recs, week(v)));
+  if (unpaidOwn > 0)
+    add(
+      Float64Array.from(
+        recs.list,
+        (r) => unpaidOwn * Math.log((r.n * r.unpaidMass + pseudo) / (r.n + 1)),
+      ),
+    );
+  for (let i = 0; i < open.length; i++) add(openTerms(recs, open[i] ?? 0));
+  recs.list.forEach((r, k) => {
+    if (r.id === own) ll[k] = Number.NEGATIVE_INFINITY;
   });
+  return ll;
 }
