@@ -136,6 +136,8 @@ export interface BookRows {
   paid: DatedAmounts;
   /** Credit-note allocations of the same documents. */
   credited: DatedAmounts;
+  /** The bills purchase orders are matched to, by supplier (`billsBySupplier`). */
+  bills: Map<string, SupplierBills>;
 }
 
 /**
@@ -195,7 +197,7 @@ async function readOtherRows(
   db: DbOrTx,
   org: ForecastOrg,
   input: { cutoff: string | null; includedBankAccounts: readonly string[] },
-): Promise<Omit<BookRows, "cutoff" | "documents" | "paid" | "credited">> {
+): Promise<Omit<BookRows, "cutoff" | "documents" | "paid" | "credited" | "bills">> {
   const orgId = org.id;
   const tz = org.timezone;
   const since = input.cutoff === null ? null : addDays(input.cutoff, -HISTORY_DAYS);
@@ -349,7 +351,13 @@ export async function readBookRows(
   ]);
   const documents = rows<DocumentRow>(docResult);
   const payments = await readPayments(db, org.id, documents, input.cutoff);
-  return { cutoff: input.cutoff, documents, ...others, ...payments };
+  return {
+    cutoff: input.cutoff,
+    documents,
+    ...others,
+    ...payments,
+    bills: billsBySupplier(documents),
+  };
 }
 
 /**
@@ -395,7 +403,13 @@ export async function refreshBookRows(
     if (d) documents.push(d);
   }
   const payments = await readPayments(db, org.id, documents, input.cutoff);
-  return { cutoff: input.cutoff, documents, ...others, ...payments };
+  return {
+    cutoff: input.cutoff,
+    documents,
+    ...others,
+    ...payments,
+    bills: billsBySupplier(documents),
+  };
 }
 
 /**
@@ -445,7 +459,9 @@ export function booksFromRows(org: ForecastOrg, read: BookRows, cutoff: string |
     credits: of(read.credited, d.externalId),
   }));
 
-  const purchaseOrders = matchPurchaseOrders(read.orders, documents, docRows, account);
+  const purchaseOrders = matchPurchaseOrders(read.orders, read.bills, account, (d) =>
+    inBooks(d, cutoff, since),
+  );
 
   const manualItems: BookManualItem[] = read.manual.map(({ category, ...m }) => ({
     ...m,
@@ -494,8 +510,43 @@ export async function loadBooks(
 
 /** A supplier's bills (`order`: position in `all`) and the same bills by normalised number. */
 interface SupplierBills {
-  all: { order: number; number: string | null; doc: BookDocument }[];
+  all: { order: number; number: string | null; doc: DocumentRow }[];
   byNumber: Map<string, SupplierBills["all"]>;
+}
+
+/**
+ * Each supplier's bills that purchase orders can be matched to (not voided nor deleted), in the
+ * order of their ids (ties in the match go to the first), and the same bills by number: an
+ * organisation has thousands of billed orders per supplier, each looked up by its number and
+ * reference. Made once per rows read, for every cutoff the rows give books for (sorting ~20,000
+ * bills by id for every date was most of `booksFromRows`); `matchPurchaseOrders` takes of them
+ * those in the books of its cutoff.
+ */
+function billsBySupplier(documents: readonly DocumentRow[]): Map<string, SupplierBills> {
+  const billsOf = new Map<string, SupplierBills>();
+  const bills = documents.filter(
+    (d) =>
+      d.source !== "LEDGER_INVOICE" &&
+      d.contactId !== null &&
+      d.status !== "VOIDED" &&
+      d.status !== "DELETED",
+  );
+  bills.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  for (const d of bills) {
+    const contactId = d.contactId ?? "";
+    let supplier = billsOf.get(contactId);
+    if (!supplier) {
+      supplier = { all: [], byNumber: new Map() };
+      billsOf.set(contactId, supplier);
+    }
+    const entry = { order: supplier.all.length, number: norm(d.number), doc: d };
+    supplier.all.push(entry);
+    if (entry.number === null) continue;
+    const same = supplier.byNumber.get(entry.number);
+    if (same) same.push(entry);
+    else supplier.byNumber.set(entry.number, [entry]);
+  }
+  return billsOf;
 }
 
 /** A purchase order as read for the forecast (before its bill is matched). */
@@ -544,37 +595,13 @@ async function readPurchaseOrders(db: DbOrTx, org: ForecastOrg): Promise<Purchas
  */
 function matchPurchaseOrders(
   list: readonly PurchaseOrderRow[],
-  documents: readonly BookDocument[],
-  /** The rows `documents` were made from, in the same order (for their numbers). */
-  docRows: readonly { number: string | null }[],
+  billsOf: ReadonlyMap<string, SupplierBills>,
   account: (code: string | null) => string | null,
+  /** Is the bill in the books of the cutoff (the rows hold those of earlier cutoffs too)? */
+  inTheBooks: (d: DocumentRow) => boolean,
 ): BookPurchaseOrder[] {
   if (list.length === 0) return [];
-  // Each supplier's bills, in the order of their ids (ties below go to the first), and the same
-  // bills by number: an organisation has thousands of billed orders per supplier, each looked
-  // up by its number and reference.
-  const billsOf = new Map<string, SupplierBills>();
-  const bills: { doc: BookDocument; contactId: string; number: string | null }[] = [];
-  documents.forEach((d, i) => {
-    if (d.type !== "ACCPAY" || d.contactId === null) return;
-    if (d.status === "VOIDED" || d.status === "DELETED") return;
-    bills.push({ doc: d, contactId: d.contactId, number: norm(docRows[i]?.number ?? null) });
-  });
-  bills.sort((a, b) => (a.doc.id < b.doc.id ? -1 : a.doc.id > b.doc.id ? 1 : 0));
-  for (const { doc: d, contactId, number } of bills) {
-    let supplier = billsOf.get(contactId);
-    if (!supplier) {
-      supplier = { all: [], byNumber: new Map() };
-      billsOf.set(contactId, supplier);
-    }
-    const entry = { order: supplier.all.length, number, doc: d };
-    supplier.all.push(entry);
-    if (entry.number === null) continue;
-    const same = supplier.byNumber.get(entry.number);
-    if (same) same.push(entry);
-    else supplier.byNumber.set(entry.number, [entry]);
-  }
-  const knownOn = (d: BookDocument) => {
+  const knownOn = (d: DocumentRow) => {
     const issued = d.issueDate ?? d.updatedOn;
     if (issued === null) return d.updatedOn;
     return d.updatedOn !== null && d.updatedOn < issued ? d.updatedOn : issued;
@@ -588,6 +615,7 @@ function matchPurchaseOrders(
       // The bills whose number is the order's number or reference, in document order.
       let match = refs
         .flatMap((r) => bills?.byNumber.get(r) ?? [])
+        .filter((b) => inTheBooks(b.doc))
         .sort((a, b) => a.order - b.order);
       if (match.length === 0 && po.issueDate !== null && bills) {
         const from = addDays(po.issueDate, -7);
@@ -595,6 +623,7 @@ function matchPurchaseOrders(
         const total = money(po.total);
         match = bills.all.filter(
           (b) =>
+            inTheBooks(b.doc) &&
             b.doc.currency === po.currency &&
             b.doc.issueDate !== null &&
             b.doc.issueDate >= from &&
