@@ -1,7 +1,7 @@
 import { type AccountOrder, mostUsedAccount } from "./account-choice.ts";
 import { baseCents, type Cents, medianCents } from "./cents.ts";
 import { dayNumber } from "./dates.ts";
-import { NO_DAY, salesCents, salesDays } from "./sales-history.ts";
+import { NO_DAY, salesByContact, salesCents, salesDays } from "./sales-history.ts";
 import type { CustomerInfo, RecurringHistoryEntry, SalesHistoryEntry } from "./types.ts";
 
 /**
@@ -62,20 +62,18 @@ export function fitCustomers(
   const todayDay = dayNumber(today);
   const days = salesDays(history);
   const totals = salesCents(history, baseCurrency);
-  // Each active customer's invoices, as indices into `history`.
-  const byContact = new Map<string, number[]>();
-  history.forEach((e, i) => {
-    if (!active.has(e.contactId)) return;
-    const list = byContact.get(e.contactId);
-    if (list) list.push(i);
-    else byContact.set(e.contactId, [i]);
-  });
+  const { contactIds, start, entries } = salesByContact(history);
   const models: CustomerModel[] = [];
-  for (const [contactId, entries] of byContact) {
+  for (let k = 0; k < contactIds.length; k++) {
+    const contactId = contactIds[k] as string;
+    if (!active.has(contactId)) continue;
     const orders = new Map<number, Cents>();
     const delays: number[] = [];
     const terms: number[] = [];
-    for (const i of entries) {
+    const accounts: (string | null)[] = [];
+    for (let p = start[k] ?? 0; p < (start[k + 1] ?? 0); p++) {
+      const i = entries[p] ?? 0;
+      accounts.push(history[i]?.accountId ?? null);
       const day = days.issue[i] ?? 0;
       if (day > todayDay) continue;
       orders.set(day, (orders.get(day) ?? 0) + (totals[i] ?? 0));
@@ -105,10 +103,7 @@ export function fitCustomers(
           : DEFAULT_DELAY_DAYS;
     models.push({
       contactId,
-      accountId: mostUsedAccount(
-        entries.map((i) => history[i]?.accountId ?? null),
-        order,
-      ),
+      accountId: mostUsedAccount(accounts, order),
       orderDays,
       intervals,
       medianInterval,
