@@ -470,7 +470,8 @@ function bookDocument(
  * What is made once per rows read, for every cutoff the rows give books for: the bills purchase
  * orders are matched to (`billsBySupplier`), and each row's document as the books of the read's
  * cutoff hold it (`made`), which `booksFromRows` takes for a later cutoff unless its payments or
- * credits differ then. Making ~120,000 documents for every date was half of `booksFromRows`.
+ * credits differ then. Making ~120,000 documents for every date was half of `booksFromRows`
+ * (docs/adr/0011-books-documents-made-once-per-rows-read.md).
  */
 function withDocuments(rows: Omit<BookRows, "bills" | "made">): BookRows {
   const account = accountOf(rows);
