@@ -31,6 +31,7 @@ import {
   curveFor,
   fitCollectionCurves,
 } from "./collection-curve.ts";
+import { type FirstInvoices, firstInvoiceSpread, fitFirstInvoices } from "./first-invoices.ts";
 import { type CustomerTrend, fitCustomerTrend, trendFactor } from "./customer-trend.ts";
 import { dateOf, dayNumber, mondayOnOrBefore } from "./dates.ts";
 import { type CustomerModel, expectedOrdersByDay, fitCustomers, fitSuppliers } from "./hazard.ts";
@@ -118,6 +119,8 @@ export interface ForecastModel {
   collection: CollectionModel;
   /** How customers pay in parts, from their invoices paid on two or more days. */
   partialPayments: PartialPayments;
+  /** How the organisation's past first invoices were paid (first-invoices.ts). */
+  firstInvoices: FirstInvoices;
   /** When the business pays its suppliers' bills against their due date (the same model). */
   billTiming: CollectionModel;
   /** Share of a new invoice collected k days after issue, per customer and organisation. */
@@ -284,6 +287,7 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
     runRates,
     collection: fitCollection(input.salesHistory, today),
     partialPayments: fitPartialPayments(input.salesHistory, today),
+    firstInvoices: fitFirstInvoices(input.salesHistory, today),
     billTiming: fitCollection(
       input.recurringHistory.flatMap((e) =>
         e.kind === "bill" && e.contactId && e.dueDate ? [billAsSalesEntry(e)] : [],
@@ -556,8 +560,16 @@ export function computeForecast(
         : "the customer's"
       : spread.similar
         ? "the similar customers'"
-        : "the organisation's";
-    const noun = bill ? "bills" : remainder ? "invoices paid in parts" : "invoices";
+        : spread.first
+          ? "the organisation's new customers'"
+          : "the organisation's";
+    const noun = bill
+      ? "bills"
+      : remainder
+        ? "invoices paid in parts"
+        : spread.first
+          ? "first invoices"
+          : "invoices";
     // A part-paid invoice's remainder is spread over how long after the first part the rest came.
     const late = remainder ? "with the rest at least this long after the first part" : "this late";
     if (end === 0) {
@@ -653,6 +665,12 @@ export function computeForecast(
       // customers like them do, not every payment of the organisation (similar-customers.ts).
       if (spread && !spread.own)
         spread = similarCustomersSpread(model.collection, item.contactId, overdueDays) ?? spread;
+      // A customer who has shown nothing: the organisation's past first invoices, when enough of
+      // them were this late (first-invoices.ts), else every payment of the organisation.
+      if (spread && !spread.own && !spread.similar)
+        spread =
+          firstInvoiceSpread(model.firstInvoices, model.collection, item.contactId, overdueDays) ??
+          spread;
       if (spread && spread.values.length === 0 && spread.unpaid > 0) {
         excluded.push({
           itemId: item.id,
