@@ -31,9 +31,9 @@ import {
   curveFor,
   fitCollectionCurves,
 } from "./collection-curve.ts";
-import { type FirstInvoices, firstInvoiceSpread, fitFirstInvoices } from "./first-invoices.ts";
 import { type CustomerTrend, fitCustomerTrend, trendFactor } from "./customer-trend.ts";
 import { dateOf, dayNumber, mondayOnOrBefore } from "./dates.ts";
+import { type FirstInvoices, firstInvoiceSpread, fitFirstInvoices } from "./first-invoices.ts";
 import { type CustomerModel, expectedOrdersByDay, fitCustomers, fitSuppliers } from "./hazard.ts";
 import { fitPartialPayments, type PartialPayments, remainderLags } from "./partial-payments.ts";
 import { detectRecurring, projectRecurring, type RecurringStream } from "./recurring.ts";
