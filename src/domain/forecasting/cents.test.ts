@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { Money } from "../money.ts";
 import {
   AmountRangeError,
   assertSafeCents,
@@ -57,6 +58,41 @@ describe("cents", () => {
     expect(baseCents("100", "AUD", "AUD", "0.5")).toBe(10000); // base currency: the rate is ignored
     expect(baseCents("100", "USD", "AUD", null)).toBe(10000); // no rate: as is
     expect(baseCents("100", "USD", "AUD", "0")).toBe(10000);
+  });
+
+  it("converts plain decimals in integers exactly as decimal.js does, half-cent ties included", () => {
+    const slow = (amount: string, rate: string) =>
+      Number(
+        new Money(amount)
+          .div(new Money(rate))
+          .times(100)
+          .toDecimalPlaces(0, Money.ROUND_HALF_UP)
+          .toFixed(),
+      );
+    const cases: [string, string][] = [
+      ["0.125", "1"],
+      ["-0.125", "1"],
+      ["-0.001", "3"],
+      ["0", "0.7"],
+      ["1", "0.0000000000003"],
+      ["-0", "0.3"],
+      ["0.01", "0.0000001"],
+      ["999999999999.995", "1.00"],
+      ["-2.5", "0.5"],
+    ];
+    // A fixed pseudo-random walk (no Math.random: the same cases on every run).
+    let seed = 7;
+    const next = (n: number) => {
+      seed = (seed * 48271) % 2147483647;
+      return seed % n;
+    };
+    for (let k = 0; k < 2000; k++) {
+      const amount = `${next(2) ? "-" : ""}${next(10 ** next(9))}.${String(next(1000)).padStart(3, "0")}`;
+      const rate = `${next(3)}.${String(next(10 ** 6) + 1).padStart(6, "0")}`;
+      cases.push([amount, rate]);
+    }
+    for (const [amount, rate] of cases)
+      expect(Object.is(baseCents(amount, "USD", "AUD", rate), slow(amount, rate))).toBe(true);
   });
 
   it("weighs with integer millionths and rounds half away from zero, exactly", () => {

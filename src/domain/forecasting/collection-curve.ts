@@ -1,5 +1,5 @@
 import { dayNumber } from "./dates.ts";
-import { NO_DAY, salesCents, salesDays } from "./sales-history.ts";
+import { inHistoryOrder, NO_DAY, salesByContact, salesCents, salesDays } from "./sales-history.ts";
 import type { SalesHistoryEntry } from "./types.ts";
 
 /**
@@ -95,9 +95,9 @@ export function fitCollectionCurves(
 ): CollectionCurves {
   const todayDay = dayNumber(today);
   const org = emptyTally();
-  // Each customer's invoices that teach the curve, as indices into `history`; their tallies are
-  // made one at a time in one reused tally (a tally per customer is two arrays each).
-  const mine = new Map<string, number[]>();
+  // Which invoices teach the curve; each customer's tally is made one at a time in one reused
+  // tally (a tally per customer is two arrays each).
+  const teaches = new Uint8Array(history.length);
   const ages = new Int32Array(history.length);
   const delays = new Float64Array(history.length);
   const days = salesDays(history);
@@ -112,11 +112,9 @@ export function fitCollectionCurves(
     const cents = totals[i] ?? 0;
     if (cents <= 0) continue;
     tally(org, cents, age, delay, e.issueDate);
+    teaches[i] = 1;
     ages[i] = age;
     delays[i] = delay;
-    const list = mine.get(e.contactId);
-    if (list) list.push(i);
-    else mine.set(e.contactId, [i]);
   }
   settle(org);
   const orgCurve = new Float64Array(CURVE_DAYS + 1);
@@ -131,16 +129,23 @@ export function fitCollectionCurves(
     from: org.from,
     to: org.to,
   };
-  const byCustomer = new Map<string, CollectionCurve>();
+  const own: { first: number; contactId: string; value: CollectionCurve }[] = [];
+  const { contactIds, start, entries } = salesByContact(history);
   const t = emptyTally();
-  for (const [contactId, invoices] of mine) {
+  for (let k = 0; k < contactIds.length; k++) {
     t.paid.fill(0);
     t.seen.fill(0);
     t.n = 0;
     t.from = null;
     t.to = null;
-    for (const i of invoices)
+    let first = -1;
+    for (let p = start[k] ?? 0; p < (start[k + 1] ?? 0); p++) {
+      const i = entries[p] ?? 0;
+      if (teaches[i] === 0) continue;
+      if (first < 0) first = i;
       tally(t, 1, ages[i] ?? 0, delays[i] ?? 0, (history[i] as SalesHistoryEntry).issueDate);
+    }
+    if (first < 0) continue;
     settle(t);
     const c = new Float64Array(CURVE_DAYS + 1);
     for (let k = 0; k <= CURVE_DAYS; k++) {
@@ -148,14 +153,13 @@ export function fitCollectionCurves(
         ((t.paid[k] ?? 0) + SHRINK_INVOICES * (orgCurve[k] ?? 0)) /
         ((t.seen[k] ?? 0) + SHRINK_INVOICES);
     }
-    byCustomer.set(contactId, {
-      cumulative: monotone(c),
-      observations: t.n,
-      from: t.from,
-      to: t.to,
+    own.push({
+      first,
+      contactId: contactIds[k] as string,
+      value: { cumulative: monotone(c), observations: t.n, from: t.from, to: t.to },
     });
   }
-  return { organisation, byCustomer };
+  return { organisation, byCustomer: inHistoryOrder(own) };
 }
 
 /** The curve for a customer (theirs when any invoice, else the organisation's). */

@@ -1,5 +1,5 @@
 import { dayNumber } from "./dates.ts";
-import { NO_DAY, salesDays } from "./sales-history.ts";
+import { inHistoryOrder, NO_DAY, salesByContact, salesDays } from "./sales-history.ts";
 import type { SalesHistoryEntry } from "./types.ts";
 
 /**
@@ -94,59 +94,77 @@ export function fitCollection(
   history: readonly SalesHistoryEntry[],
   today?: string,
 ): CollectionModel {
-  // Parallel arrays, not an object per payment: the history can hold hundreds of thousands.
-  const days: number[] = [];
-  const lates: number[] = [];
-  const byContactIdx = new Map<string, number[]>();
-  const unpaid: number[] = [];
-  const unpaidByContact = new Map<string, number[]>();
-  const open: number[] = [];
-  const openByContact = new Map<string, number[]>();
   const todayDay = today === undefined ? null : dayNumber(today);
   const parsed = salesDays(history);
-  for (let k = 0; k < history.length; k++) {
-    const e = history[k] as SalesHistoryEntry;
-    const due = parsed.due[k] ?? NO_DAY;
-    const paid = parsed.paid[k] ?? NO_DAY;
-    if (!e.paidDate && e.dueDate && todayDay !== null) {
-      const overdue = todayDay - due;
-      if (overdue < UNPAID_AFTER_DAYS) {
-        open.push(overdue);
-        const l = openByContact.get(e.contactId);
-        if (l) l.push(overdue);
-        else openByContact.set(e.contactId, [overdue]);
+  const { contactIds, start, entries } = salesByContact(history);
+  // Every pool's values: the organisation's, and each customer's as met contact by contact.
+  const lates: number[] = [];
+  const unpaid: number[] = [];
+  const open: number[] = [];
+  type Own = { first: number; contactId: string; value: Int32Array };
+  const paidOwn: Own[] = [];
+  const unpaidOwn: Own[] = [];
+  const openOwn: Own[] = [];
+  const openLists = new Map<string, number[]>();
+  for (let k = 0; k < contactIds.length; k++) {
+    const contactId = contactIds[k] as string;
+    // This contact's paid invoices (history indices), never-paid and open ones' days overdue.
+    const paidIdx: number[] = [];
+    const unpaidList: number[] = [];
+    const openList: number[] = [];
+    let firstUnpaid = -1;
+    let firstOpen = -1;
+    for (let p = start[k] ?? 0; p < (start[k + 1] ?? 0); p++) {
+      const i = entries[p] ?? 0;
+      const e = history[i] as SalesHistoryEntry;
+      const due = parsed.due[i] ?? NO_DAY;
+      if (!e.paidDate && e.dueDate && todayDay !== null) {
+        const overdue = todayDay - due;
+        if (overdue < UNPAID_AFTER_DAYS) {
+          open.push(overdue);
+          if (firstOpen < 0) firstOpen = i;
+          openList.push(overdue);
+          continue;
+        }
+        unpaid.push(overdue);
+        if (firstUnpaid < 0) firstUnpaid = i;
+        unpaidList.push(overdue);
         continue;
       }
-      unpaid.push(overdue);
-      const l = unpaidByContact.get(e.contactId);
-      if (l) l.push(overdue);
-      else unpaidByContact.set(e.contactId, [overdue]);
-      continue;
+      if (!e.paidDate || !e.dueDate) continue;
+      lates.push((parsed.paid[i] ?? NO_DAY) - due);
+      paidIdx.push(i);
     }
-    if (!e.paidDate || !e.dueDate) continue;
-    const late = paid - due;
-    const i = lates.length;
-    days.push(parsed.issue[k] ?? 0);
-    lates.push(late);
-    const list = byContactIdx.get(e.contactId);
-    if (list) list.push(i);
-    else byContactIdx.set(e.contactId, [i]);
+    if (paidIdx.length > 0) {
+      const first = paidIdx[0] ?? 0;
+      // The most recent by issue date (invoices of one day in the history's order).
+      paidIdx.sort((a, b) => (parsed.issue[a] ?? 0) - (parsed.issue[b] ?? 0) || a - b);
+      const recent = paidIdx.slice(-RECENT_PAYMENTS);
+      const value = new Int32Array(recent.length);
+      recent.forEach((i, j) => {
+        value[j] = (parsed.paid[i] ?? NO_DAY) - (parsed.due[i] ?? NO_DAY);
+      });
+      paidOwn.push({ first, contactId, value: value.sort() });
+    }
+    if (unpaidList.length > 0) {
+      const value = Int32Array.from(unpaidList.slice(-RECENT_PAYMENTS)).sort();
+      unpaidOwn.push({ first: firstUnpaid, contactId, value });
+    }
+    if (openList.length > 0) {
+      openOwn.push({ first: firstOpen, contactId, value: Int32Array.from(openList).sort() });
+      openLists.set(contactId, openList);
+    }
   }
-  const byContact = new Map<string, Int32Array>();
-  for (const [id, idx] of byContactIdx) {
-    idx.sort((a, b) => (days[a] ?? 0) - (days[b] ?? 0) || a - b);
-    byContact.set(id, Int32Array.from(idx.slice(-RECENT_PAYMENTS), (i) => lates[i] ?? 0).sort());
-  }
-  const unpaidSorted = new Map(
-    [...unpaidByContact].map(([id, l]) => [id, Int32Array.from(l.slice(-RECENT_PAYMENTS)).sort()]),
-  );
+  const byContact = inHistoryOrder(paidOwn);
+  const unpaidSorted = inHistoryOrder(unpaidOwn);
+  const openByContact = inHistoryOrder(openOwn);
   const all = Int32Array.from(lates).sort();
   const unpaidAll = Int32Array.from(unpaid).sort();
   const weightsByContact = new Map<string, PoolWeights>();
-  for (const [id, list] of openByContact) {
+  for (const id of openByContact.keys()) {
     const w = kaplanMeier(
       byContact.get(id) ?? new Int32Array(0),
-      list,
+      openLists.get(id) ?? [],
       unpaidSorted.get(id)?.length ?? 0,
     );
     if (w) weightsByContact.set(id, w);
@@ -158,7 +176,7 @@ export function fitCollection(
     unpaidAll,
     weightsByContact,
     weightsAll: kaplanMeier(all, open, unpaidAll.length),
-    openByContact: new Map([...openByContact].map(([id, l]) => [id, Int32Array.from(l).sort()])),
+    openByContact,
   };
 }
 

@@ -1,7 +1,7 @@
 import { type AccountOrder, mostUsedAccount } from "./account-choice.ts";
 import { baseCents, type Cents, medianCents } from "./cents.ts";
 import { dayNumber } from "./dates.ts";
-import { NO_DAY, salesCents, salesDays } from "./sales-history.ts";
+import { NO_DAY, salesByContact, salesCents, salesDays } from "./sales-history.ts";
 import type { CustomerInfo, RecurringHistoryEntry, SalesHistoryEntry } from "./types.ts";
 
 /**
@@ -62,20 +62,18 @@ export function fitCustomers(
   const todayDay = dayNumber(today);
   const days = salesDays(history);
   const totals = salesCents(history, baseCurrency);
-  // Each active customer's invoices, as indices into `history`.
-  const byContact = new Map<string, number[]>();
-  history.forEach((e, i) => {
-    if (!active.has(e.contactId)) return;
-    const list = byContact.get(e.contactId);
-    if (list) list.push(i);
-    else byContact.set(e.contactId, [i]);
-  });
+  const { contactIds, start, entries } = salesByContact(history);
   const models: CustomerModel[] = [];
-  for (const [contactId, entries] of byContact) {
+  for (let k = 0; k < contactIds.length; k++) {
+    const contactId = contactIds[k] as string;
+    if (!active.has(contactId)) continue;
     const orders = new Map<number, Cents>();
     const delays: number[] = [];
     const terms: number[] = [];
-    for (const i of entries) {
+    const accounts: (string | null)[] = [];
+    for (let p = start[k] ?? 0; p < (start[k + 1] ?? 0); p++) {
+      const i = entries[p] ?? 0;
+      accounts.push(history[i]?.accountId ?? null);
       const day = days.issue[i] ?? 0;
       if (day > todayDay) continue;
       orders.set(day, (orders.get(day) ?? 0) + (totals[i] ?? 0));
@@ -105,10 +103,7 @@ export function fitCustomers(
           : DEFAULT_DELAY_DAYS;
     models.push({
       contactId,
-      accountId: mostUsedAccount(
-        entries.map((i) => history[i]?.accountId ?? null),
-        order,
-      ),
+      accountId: mostUsedAccount(accounts, order),
       orderDays,
       intervals,
       medianInterval,
@@ -196,7 +191,8 @@ export function fitSuppliers(
 /**
  * The smoothed interval distribution f(1..maxDay): a Gaussian kernel of the model's bandwidth
  * around each observed interval, normalised over 1..cap (cap = longest interval + 4 bandwidths),
- * so f(t) = 0 beyond the cap. Index 0 is unused (an order a day after itself is day 1).
+ * so f(t) = 0 beyond the cap, where the array ends (it ends at maxDay when that comes first):
+ * read it with `?? 0`. Index 0 is unused (an order a day after itself is day 1).
  */
 export function intervalDistribution(model: CustomerModel, maxDay: number): Float64Array {
   const h = model.bandwidth;
@@ -219,10 +215,11 @@ export function intervalDistribution(model: CustomerModel, maxDay: number): Floa
       total += v;
     }
   }
-  const f = new Float64Array(maxDay + 1);
+  // Normalised in place, and only as far as f can be non-zero: a lapsed customer's maxDay runs
+  // years past the cap, and an array of it per customer and fit cost more than the fit itself.
   const n = Math.min(maxDay, cap);
-  if (total > 0) for (let t = 1; t <= n; t++) f[t] = (all[t] ?? 0) / total;
-  return f;
+  if (total > 0) for (let t = 1; t <= n; t++) all[t] = (all[t] ?? 0) / total;
+  return all.subarray(0, n + 1);
 }
 
 /**
@@ -242,7 +239,8 @@ export function expectedOrdersByDay(
   const elapsed = Math.max(0, todayDay - last);
   const f = intervalDistribution(model, elapsed + days);
   let survival = 1;
-  for (let t = 1; t <= elapsed; t++) survival -= f[t] ?? 0;
+  // f ends where it is zero from (intervalDistribution).
+  for (let t = 1; t <= Math.min(elapsed, f.length - 1); t++) survival -= f[t] ?? 0;
   if (survival < LAPSED_SURVIVAL) return m;
   // f is 0 outside [first, last] (the smoothed intervals' support): only those lags can add.
   let firstLag = 1;

@@ -8,6 +8,7 @@ import {
   UNPAID_AFTER_DAYS,
 } from "./collection.ts";
 import { dayNumber } from "./dates.ts";
+import { inHistoryOrder, salesByContact } from "./sales-history.ts";
 import type { SalesHistoryEntry } from "./types.ts";
 
 /**
@@ -61,13 +62,10 @@ export interface PartialPayments {
   organisation: PartsRecord;
 }
 
-interface Paid {
-  issue: string;
-  parts: SalesHistoryEntry["parts"];
-}
-
+/** The record of `paid` (indices into `history`) given its rests never paid and still open. */
 function record(
-  list: readonly Paid[],
+  history: readonly SalesHistoryEntry[],
+  paid: readonly number[],
   unpaidRests: readonly number[],
   openRests: readonly number[],
 ): PartsRecord {
@@ -76,9 +74,10 @@ function record(
   const lags: number[] = [];
   let from: string | null = null;
   let to: string | null = null;
-  for (const e of list) {
-    if (from === null || e.issue < from) from = e.issue;
-    if (to === null || e.issue > to) to = e.issue;
+  for (const i of paid) {
+    const e = history[i] as SalesHistoryEntry;
+    if (from === null || e.issueDate < from) from = e.issueDate;
+    if (to === null || e.issueDate > to) to = e.issueDate;
     const p = e.parts;
     if (!p) continue;
     firstCents += toCents(p.firstAmount);
@@ -87,7 +86,7 @@ function record(
   }
   const sorted = Int32Array.from(lags).sort();
   return {
-    paid: list.length,
+    paid: paid.length,
     inParts: lags.length,
     firstShare: paidCents > 0 ? firstCents / paidCents : 0,
     lags: sorted,
@@ -110,42 +109,50 @@ export function fitPartialPayments(
   history: readonly SalesHistoryEntry[],
   today: string,
 ): PartialPayments {
-  const byContactList = new Map<string, Paid[]>();
-  const all: Paid[] = [];
-  const unpaidByContact = new Map<string, number[]>();
+  const { contactIds, start, entries } = salesByContact(history);
+  const all: number[] = [];
   const unpaidAll: number[] = [];
-  const openByContact = new Map<string, number[]>();
   const openAll: number[] = [];
+  const own: { first: number; contactId: string; value: PartsRecord }[] = [];
   const todayDay = dayNumber(today);
-  for (const e of history) {
-    if (!e.paidDate) {
-      if (!e.parts) continue;
-      const since = todayDay - dayNumber(e.parts.firstDate);
-      const [pool, byContact] =
-        since < UNPAID_AFTER_DAYS ? [openAll, openByContact] : [unpaidAll, unpaidByContact];
-      pool.push(since);
-      const list = byContact.get(e.contactId);
-      if (list) list.push(since);
-      else byContact.set(e.contactId, [since]);
-      continue;
+  for (let k = 0; k < contactIds.length; k++) {
+    const paid: number[] = [];
+    const unpaid: number[] = [];
+    const open: number[] = [];
+    for (let p = start[k] ?? 0; p < (start[k + 1] ?? 0); p++) {
+      const i = entries[p] ?? 0;
+      const e = history[i] as SalesHistoryEntry;
+      if (!e.paidDate) {
+        if (!e.parts) continue;
+        const since = todayDay - dayNumber(e.parts.firstDate);
+        if (since < UNPAID_AFTER_DAYS) {
+          openAll.push(since);
+          open.push(since);
+        } else {
+          unpaidAll.push(since);
+          unpaid.push(since);
+        }
+        continue;
+      }
+      all.push(i);
+      paid.push(i);
     }
-    const paid = { issue: e.issueDate, parts: e.parts };
-    all.push(paid);
-    const list = byContactList.get(e.contactId);
-    if (list) list.push(paid);
-    else byContactList.set(e.contactId, [paid]);
-  }
-  const byContact = new Map<string, PartsRecord>();
-  for (const [id, list] of byContactList) {
+    if (paid.length === 0) continue;
+    const first = paid[0] ?? 0;
     // Stable: invoices of one day keep the history's order (books.ts orders it by the ledger).
-    const recent = list
-      .map((p, i) => ({ p, i }))
-      .sort((a, b) => (a.p.issue < b.p.issue ? -1 : a.p.issue > b.p.issue ? 1 : a.i - b.i))
-      .slice(-RECENT_INVOICES)
-      .map((x) => x.p);
-    byContact.set(id, record(recent, unpaidByContact.get(id) ?? [], openByContact.get(id) ?? []));
+    const issue = (i: number) => (history[i] as SalesHistoryEntry).issueDate;
+    paid.sort((a, b) => (issue(a) < issue(b) ? -1 : issue(a) > issue(b) ? 1 : a - b));
+    const recent = paid.slice(-RECENT_INVOICES);
+    own.push({
+      first,
+      contactId: contactIds[k] as string,
+      value: record(history, recent, unpaid, open),
+    });
   }
-  return { byContact, organisation: record(all, unpaidAll, openAll) };
+  return {
+    byContact: inHistoryOrder(own),
+    organisation: record(history, all, unpaidAll, openAll),
+  };
 }
 
 /**
