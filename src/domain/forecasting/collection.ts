@@ -244,8 +244,6 @@ export interface LatenessSpread {
   own: boolean;
   /** Not their own: the customers like them (similar-customers.ts), not the whole organisation. */
   similar?: true;
-  /** Not their own: the organisation's past first invoices (first-invoices.ts). */
-  first?: true;
   /**
    * The pool's Kaplan–Meier weights (null: each value and unpaid invoice weighs 1), and where
    * `values` starts in the pool (weights.cumulative is indexed on the whole pool).

@@ -33,7 +33,6 @@ import {
 } from "./collection-curve.ts";
 import { type CustomerTrend, fitCustomerTrend, trendFactor } from "./customer-trend.ts";
 import { dateOf, dayNumber, mondayOnOrBefore } from "./dates.ts";
-import { type FirstInvoices, firstInvoiceSpread, fitFirstInvoices } from "./first-invoices.ts";
 import { type CustomerModel, expectedOrdersByDay, fitCustomers, fitSuppliers } from "./hazard.ts";
 import { fitPartialPayments, type PartialPayments, remainderLags } from "./partial-payments.ts";
 import { detectRecurring, projectRecurring, type RecurringStream } from "./recurring.ts";
@@ -119,8 +118,6 @@ export interface ForecastModel {
   collection: CollectionModel;
   /** How customers pay in parts, from their invoices paid on two or more days. */
   partialPayments: PartialPayments;
-  /** How the organisation's past first invoices were paid (first-invoices.ts). */
-  firstInvoices: FirstInvoices;
   /** When the business pays its suppliers' bills against their due date (the same model). */
   billTiming: CollectionModel;
   /** Share of a new invoice collected k days after issue, per customer and organisation. */
@@ -287,7 +284,6 @@ export function buildForecastModel(input: Omit<ForecastInput, "scenario">): Fore
     runRates,
     collection: fitCollection(input.salesHistory, today),
     partialPayments: fitPartialPayments(input.salesHistory, today),
-    firstInvoices: fitFirstInvoices(input.salesHistory, today),
     billTiming: fitCollection(
       input.recurringHistory.flatMap((e) =>
         e.kind === "bill" && e.contactId && e.dueDate ? [billAsSalesEntry(e)] : [],
@@ -560,16 +556,8 @@ export function computeForecast(
         : "the customer's"
       : spread.similar
         ? "the similar customers'"
-        : spread.first
-          ? "the organisation's new customers'"
-          : "the organisation's";
-    const noun = bill
-      ? "bills"
-      : remainder
-        ? "invoices paid in parts"
-        : spread.first
-          ? "first invoices"
-          : "invoices";
+        : "the organisation's";
+    const noun = bill ? "bills" : remainder ? "invoices paid in parts" : "invoices";
     // A part-paid invoice's remainder is spread over how long after the first part the rest came.
     const late = remainder ? "with the rest at least this long after the first part" : "this late";
     if (end === 0) {
@@ -665,12 +653,6 @@ export function computeForecast(
       // customers like them do, not every payment of the organisation (similar-customers.ts).
       if (spread && !spread.own)
         spread = similarCustomersSpread(model.collection, item.contactId, overdueDays) ?? spread;
-      // A customer who has shown nothing: the organisation's past first invoices, when enough of
-      // them were this late (first-invoices.ts), else every payment of the organisation.
-      if (spread && !spread.own && !spread.similar)
-        spread =
-          firstInvoiceSpread(model.firstInvoices, model.collection, item.contactId, overdueDays) ??
-          spread;
       if (spread && spread.values.length === 0 && spread.unpaid > 0) {
         excluded.push({
           itemId: item.id,
@@ -791,8 +773,8 @@ export function computeForecast(
       "RECURRING",
       s.direction === "in",
       dayNumber(o.cashDate),
-      o.amount,
-      o.amount,
+      s.amount,
+      s.amount,
       null,
       false,
       false,

@@ -131,20 +131,6 @@ export function learnedParameters(model: ForecastModel, result: ForecastResult):
       to: null,
     });
   }
-  // How the organisation's first invoices were paid (first-invoices.ts): what a customer who has
-  // shown nothing is judged by, when MIN_FIRST_INVOICES of them were as late.
-  const firsts = model.firstInvoices;
-  const firstInvoices: LearnedEntry[] = [
-    {
-      contactId: null,
-      medianDaysLate: median(firsts.paid),
-      unpaidAfter91Days: firsts.unpaid.length,
-      open: firsts.open,
-      observations: firsts.paid.length + firsts.unpaid.length + firsts.open,
-      from: firsts.from,
-      to: firsts.to,
-    },
-  ];
   // How customers pay in parts (partial-payments.ts): the organisation's record, and each
   // customer's with an open receivable.
   const parts = model.partialPayments;
@@ -160,7 +146,6 @@ export function learnedParameters(model: ForecastModel, result: ForecastResult):
     ].map((l) => ({ ...l })),
     receivableLateness: lateness,
     billPaymentTiming: billTiming,
-    firstInvoices,
     partialPayments,
     collectionCurves: [
       curveEntry(null, model.curves.organisation),

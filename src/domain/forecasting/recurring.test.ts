@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { amountFactor, classifyIntervals, detectRecurring, projectRecurring } from "./recurring.ts";
+import { classifyIntervals, detectRecurring, projectRecurring } from "./recurring.ts";
 import type { RecurringHistoryEntry } from "./types.ts";
 
 const spend = (date: string, amount = "100", contactId = "C"): RecurringHistoryEntry => ({
@@ -183,17 +183,5 @@ describe("recurring bills: paid when this business pays them", () => {
       bill("2026-03-01", "2026-03-31", null),
     ];
     expect(detectRecurring(history, "2026-03-10", "AUD")[0]?.termDays).toBe(30);
-  });
-});
-
-describe("amountFactor: a quarterly amount's change learned from its own past", () => {
-  it("a stream growing 21% a quarter over the median of the three before: ×1.21; a flat one: ×1", () => {
-    // Each of the last two amounts ÷ the median of the three before it: 133,100 ÷ 110,000 and
-    // 146,410 ÷ 121,000, 1.21 both; the second, predicted by the first (1.21), is nearer than
-    // by the median alone (1).
-    expect(amountFactor([100_000, 110_000, 121_000, 133_100, 146_410])).toBeCloseTo(1.21, 10);
-    expect(amountFactor([100_000, 100_000, 100_000, 100_000, 100_000])).toBe(1);
-    // One ratio only: nothing to judge it on.
-    expect(amountFactor([100_000, 110_000, 121_000, 133_100])).toBe(1);
   });
 });

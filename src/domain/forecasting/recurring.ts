@@ -54,11 +54,6 @@ export interface RecurringStream {
   /** Median of the last three amounts, base currency, positive. */
   amount: Cents;
   /**
-   * Quarterly streams: each next occurrence's amount ÷ the one before, learned from the stream's
-   * own amounts (`amountFactor`); 1 when it would not have predicted them better.
-   */
-  factor: number;
-  /**
    * Bills: median days from issue to payment of its last 12 paid bills (3 or more), else from
    * issue to due date; bank lines: 0.
    */
@@ -75,8 +70,6 @@ export interface RecurringOccurrence {
   date: string;
   /** When the cash moves (bills: date + term). */
   cashDate: string;
-  /** Its amount: the stream's, carried by its factor (`occurrenceAmount`). */
-  amount: Cents;
 }
 
 /** FNV-1a, 32 bits, as 8 hex digits: short stable ids for streams. */
@@ -202,8 +195,6 @@ export function detectRecurring(
     const amounts = days.slice(-RECENT_AMOUNTS).map((d) => g.byDate.get(d) ?? 0);
     const amount = medianCents(amounts);
     if (amount <= 0) continue;
-    const factor =
-      cadence.name === "quarterly" ? amountFactor(days.map((d) => g.byDate.get(d) ?? 0)) : 1;
     const lastDate = dateOf(last);
     streams.push({
       id: `rec_${shortHash(key)}`,
@@ -217,57 +208,11 @@ export function detectRecurring(
       lastDate,
       anchorDay: Number(lastDate.slice(8, 10)),
       amount,
-      factor,
       termDays: billTerm(g.paidLags, g.terms),
       days,
     });
   }
   return streams.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-}
-
-/**
- * The median of the last three, replayed on a stream's own amounts (`amounts`, oldest first):
- * for each occurrence with RECENT_AMOUNTS before it, its amount ÷ the median of the three before.
- */
-function replayRatios(amounts: readonly Cents[]): number[] {
-  const out: number[] = [];
-  for (let j = RECENT_AMOUNTS; j < amounts.length; j++) {
-    const m = medianCents(amounts.slice(j - RECENT_AMOUNTS, j));
-    if (m > 0) out.push((amounts[j] ?? 0) / m);
-  }
-  return out;
-}
-
-/**
- * How much a quarterly stream's next amount differs from the median of its last three, learned
- * on the stream's own amounts (`amounts`, oldest first): a tax office's return follows the
- * business's sales, and the median of the last three sits an occurrence behind the last, so a
- * growing business's is under-forecast and a declining one's over. The factor is the median, over
- * the stream's past occurrences, of each amount ÷ the median of the three before it (robust to a
- * quarter of the season or a first part-quarter). It is judged on the same amounts as they came:
- * each ratio from the second on is predicted by the factor learned from the ratios before it, and
- * the factor is used only when that predicted the amounts better than the median alone (Σ
- * absolute error); else 1 (docs/forecast.md, "The tax office's quarterly amount").
- */
-export function amountFactor(amounts: readonly Cents[]): number {
-  const ratios = replayRatios(amounts);
-  if (ratios.length < 2) return 1;
-  let flat = 0;
-  let learned = 0;
-  for (let i = 1; i < ratios.length; i++) {
-    const r = ratios[i] ?? 1;
-    flat += Math.abs(r - 1);
-    learned += Math.abs(r - median(ratios.slice(0, i)));
-  }
-  return learned < flat ? median(ratios) : 1;
-}
-
-/**
- * An occurrence's amount, `step` occurrences after the stream's last: the stream's amount carried
- * by its factor once per occurrence.
- */
-export function occurrenceAmount(stream: RecurringStream, step: number): Cents {
-  return stream.factor === 1 ? stream.amount : Math.round(stream.amount * stream.factor ** step);
 }
 
 /**
@@ -370,7 +315,6 @@ export function projectRecurring(
         stream,
         date,
         cashDate,
-        amount: occurrenceAmount(stream, k),
       };
       const day = dayNumber(date);
       const represented = bills.find(
