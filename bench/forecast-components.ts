@@ -35,8 +35,9 @@
  * Environment: the FAMILY_* variables of bench/family.ts (as `bench:forecast`); COMPONENTS_JSON
  * (a file to write each business's per-origin forecast and actual per component and horizon);
  * COMPONENTS_RECEIVABLES=split (the receivables open at origin in rows by what they were then:
- * part-paid; a first invoice (the customer's only one); not yet due, of a customer with fewer than three paid invoices; not yet due, other
- * customers; overdue 1–14 days; overdue 15 days or more; their sum is the receivables row).
+ * part-paid; a first invoice (the customer's only one by then), not yet due and overdue; not yet
+ * due, of a customer with fewer than three paid invoices; not yet due, other customers; overdue
+ * 1–14 days; overdue 15 days or more; their sum is the receivables row).
  */
 import { writeFileSync } from "node:fs";
 import { openPglite } from "../src/db/client.ts";
@@ -61,8 +62,8 @@ const SPLIT_RECEIVABLES = process.env.COMPONENTS_RECEIVABLES === "split";
 const COMPONENTS = {
   receivables_open: "receipts: receivables open at origin",
   receivables_parts: "  of which part-paid at origin",
-  receivables_first: "  of which a first invoice (nothing else shown)",
-  receivables_first_late: "  of which a first invoice, overdue",
+  receivables_first: "  of which first invoice, not due",
+  receivables_first_late: "  of which first invoice, overdue",
   receivables_new: "  of which not due, customer < 3 paid",
   receivables_not_due: "  of which not due, other customers",
   receivables_late: "  of which overdue 1–14 days",
@@ -272,9 +273,9 @@ const SUB_ROWS = new Set<Component>([
 
 /**
  * With COMPONENTS_RECEIVABLES=split, each receivable open at `origin` by what it was then:
- * part-paid, a first invoice (the customer's only invoice by then), not yet due (of a customer
- * with fewer than three invoices paid by then, or not),
- * overdue 1–14 days, 15 days or more. Empty otherwise.
+ * part-paid, a first invoice (the customer's only invoice by then: not yet due, or overdue), not
+ * yet due (of a customer with fewer than three invoices paid by then, or not), overdue 1–14 days,
+ * 15 days or more. Empty otherwise.
  */
 function receivableClasses(books: Books, origin: string): Map<string, Component> {
   const out = new Map<string, Component>();
