@@ -183,6 +183,11 @@ export function collectByWeek(
   // Collected within k days (0 before issue, flat after CURVE_DAYS): a week's share of an
   // order is a difference of two cumulative values, O(1) per order day and week.
   const cum = (k: number) => (k < 0 ? 0 : (c[Math.min(k, CURVE_DAYS)] ?? 0));
+  // The share of the seven days from `start` days after the order (start ≥ −6: the order's
+  // own week), at index start + 6: the same for every order day, so computed once per call.
+  const weekShare = new Float64Array(CURVE_DAYS + 7);
+  for (let start = -6; start <= CURVE_DAYS; start++)
+    weekShare[start + 6] = cum(start + 6) - cum(start - 1);
   for (let j = 1; j < ordersByDay.length; j++) {
     const v = ordersByDay[j] ?? 0;
     if (v <= 0) continue;
@@ -190,7 +195,7 @@ export function collectByWeek(
     for (let w = Math.max(0, Math.floor((orderDay - week1Start) / 7)); w < weeks; w++) {
       const start = week1Start + 7 * w - orderDay;
       if (start > CURVE_DAYS) break;
-      const share = cum(start + 6) - cum(start - 1);
+      const share = weekShare[start + 6] ?? 0;
       if (share > 0) out[w] = (out[w] ?? 0) + v * share;
     }
   }

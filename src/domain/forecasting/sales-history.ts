@@ -110,8 +110,12 @@ export function salesByContact(history: readonly SalesHistoryEntry[]): SalesByCo
 export function inHistoryOrder<T>(
   values: readonly { first: number; contactId: string; value: T }[],
 ): Map<string, T> {
-  const sorted = [...values].sort((a, b) => a.first - b.first);
-  return new Map(sorted.map((v) => [v.contactId, v.value]));
+  // Already in that order when the history is grouped by contact (booksAsOf's): no sort then.
+  const inOrder = values.every((v, k) => k === 0 || (values[k - 1]?.first ?? 0) < v.first);
+  const sorted = inOrder ? values : [...values].sort((a, b) => a.first - b.first);
+  const out = new Map<string, T>();
+  for (const v of sorted) out.set(v.contactId, v.value);
+  return out;
 }
 
 /** Each invoice's total in cents of `baseCurrency` (cents.ts, baseCents). */
