@@ -179,8 +179,14 @@ export function microToDecimal(micro: number): string {
   if (cached !== undefined) return cached;
   const frac = micro % MICRO;
   const whole = (micro - frac) / MICRO;
-  const text =
-    frac === 0 ? String(whole) : `${whole}.${String(frac).padStart(6, "0").replace(/0+$/, "")}`;
+  // The fraction's six digits without their trailing zeros.
+  let digits = frac;
+  let width = 6;
+  while (digits !== 0 && digits % 10 === 0) {
+    digits /= 10;
+    width -= 1;
+  }
+  const text = frac === 0 ? String(whole) : `${whole}.${String(digits).padStart(width, "0")}`;
   // Weights repeat (spread shares n/shares, probabilities): a bounded memo of their text.
   if (microText.size >= 4096) microText.clear();
   microText.set(micro, text);

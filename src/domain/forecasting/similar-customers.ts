@@ -57,6 +57,14 @@ interface Records {
    */
   likelihoods: Map<string, Float64Array>;
   mixtures: Map<string, Mixture | null>;
+  /**
+   * Each record's log-likelihood term (indexed like `list`) of one outcome: a payment in week w
+   * (`paidTerms`, by w) or an invoice still open x days overdue (`openTerms`, by x). Every
+   * customer weighed shows outcomes from the same few weeks and days, so each column is computed
+   * once and a customer's log-likelihood is a sum of columns.
+   */
+  paidTerms: Map<number, Float64Array>;
+  openTerms: Map<number, Float64Array>;
 }
 
 const week = (days: number) => Math.floor(days / 7);
@@ -129,6 +137,8 @@ function records(model: CollectionModel): Records {
     weeks: Int32Array.from(weeks).sort(),
     likelihoods: new Map(),
     mixtures: new Map(),
+    paidTerms: new Map(),
+    openTerms: new Map(),
   };
   cache.set(model, built);
   return built;
@@ -222,7 +232,8 @@ function mixtureFor(
     all = logLikelihoods(recs, own, paid, unpaidOwn, open);
     recs.likelihoods.set(shown, all);
   }
-  const logLik = self === null ? all : all.map((ll, k) => ll - openTerm(recs, k, self));
+  const selfTerms = self === null ? null : openTerms(recs, self);
+  const logLik = selfTerms === null ? all : all.map((ll, k) => ll - (selfTerms[k] ?? 0));
   const top = logLik.reduce((a, b) => Math.max(a, b), Number.NEGATIVE_INFINITY);
   let mixture: Mixture | null = null;
   if (Number.isFinite(top)) {
@@ -238,24 +249,27 @@ function mixtureFor(
 
 /** The weighed records' payments, by day. */
 function mix(recs: Records, weightOf: Float64Array): Mixture | null {
-  const days: number[] = [];
-  const cumulative: number[] = [0];
-  const counts: number[] = [0];
-  for (let i = 0; i < recs.pooled.length; i++) {
+  // At most one day per pooled payment: filled up to `size`, then cut to it.
+  const n = recs.pooled.length;
+  const days = new Int32Array(n);
+  const cumulative = new Float64Array(n + 1);
+  const counts = new Int32Array(n + 1);
+  let size = 0;
+  for (let i = 0; i < n; i++) {
     const w = (weightOf[recs.pooledRecord[i] ?? 0] ?? 0) * (recs.pooledMass[i] ?? 0);
     if (w === 0) continue;
     const day = recs.pooled[i] ?? 0;
-    const last = days.length - 1;
-    if (days[last] === day) {
-      cumulative[last + 1] = (cumulative[last + 1] ?? 0) + w;
-      counts[last + 1] = (counts[last + 1] ?? 0) + 1;
+    if (size > 0 && days[size - 1] === day) {
+      cumulative[size] = (cumulative[size] ?? 0) + w;
+      counts[size] = (counts[size] ?? 0) + 1;
     } else {
-      days.push(day);
-      cumulative.push((cumulative[last + 1] ?? 0) + w);
-      counts.push((counts[last + 1] ?? 0) + 1);
+      days[size] = day;
+      cumulative[size + 1] = (cumulative[size] ?? 0) + w;
+      counts[size + 1] = (counts[size] ?? 0) + 1;
+      size += 1;
     }
   }
-  if (days.length === 0) return null;
+  if (size === 0) return null;
   const unpaid: { day: number; w: number }[] = [];
   recs.list.forEach((r, k) => {
     const w = weightOf[k] ?? 0;
@@ -269,28 +283,49 @@ function mix(recs: Records, weightOf: Float64Array): Mixture | null {
   return {
     unpaidDays: Int32Array.from(unpaid, (e) => e.day),
     unpaidAfter,
-    days: Int32Array.from(days),
-    cumulative: Float64Array.from(cumulative),
-    counts: Int32Array.from(counts),
+    days: days.slice(0, size),
+    cumulative: cumulative.slice(0, size + 1),
+    counts: counts.slice(0, size + 1),
   };
 }
 
 /** The smoothing's outcomes: the weeks any record's payments fell in, and never paid. */
 const pseudoOf = (recs: Records) => 1 / (recs.weeks.length + 1);
 
-/** Record k's log-likelihood of an invoice of the customer still open `x` days overdue. */
-function openTerm(recs: Records, k: number, x: number): number {
-  const r = recs.list[k] as CustomerRecord;
-  const c = r.cumulative;
+/** Each record's log-likelihood of an invoice of the customer still open `x` days overdue. */
+function openTerms(recs: Records, x: number): Float64Array {
+  const hit = recs.openTerms.get(x);
+  if (hit) return hit;
+  const pseudo = pseudoOf(recs);
   // Not paid by x days late: a later payment, or never.
-  const q = r.unpaidMass + (c[r.values.length] ?? 0) - (c[lowerBound(r.values, x + 1)] ?? 0);
   const laterWeeks = recs.weeks.length - lowerBound(recs.weeks, week(x) + 1) + 1;
-  return Math.log((r.n * q + laterWeeks * pseudoOf(recs)) / (r.n + 1));
+  const terms = Float64Array.from(recs.list, (r) => {
+    const c = r.cumulative;
+    const q = r.unpaidMass + (c[r.values.length] ?? 0) - (c[lowerBound(r.values, x + 1)] ?? 0);
+    return Math.log((r.n * q + laterWeeks * pseudo) / (r.n + 1));
+  });
+  recs.openTerms.set(x, terms);
+  return terms;
+}
+
+/** Each record's log-likelihood of a payment of the customer in week `w` of lateness. */
+function paidTerms(recs: Records, w: number): Float64Array {
+  const hit = recs.paidTerms.get(w);
+  if (hit) return hit;
+  const pseudo = pseudoOf(recs);
+  const terms = Float64Array.from(recs.list, (r) => {
+    const c = r.cumulative;
+    const q = (c[lowerBound(r.values, w * 7 + 7)] ?? 0) - (c[lowerBound(r.values, w * 7)] ?? 0);
+    return Math.log((r.n * q + pseudo) / (r.n + 1));
+  });
+  recs.paidTerms.set(w, terms);
+  return terms;
 }
 
 /**
  * Each record's log-likelihood of the evidence (−∞ for the customer's own record, `own`: it is
- * not a customer like them).
+ * not a customer like them): per record, the terms of the payments, the invoices never paid and
+ * those still open, summed in that order.
  */
 function logLikelihoods(
   recs: Records,
@@ -300,18 +335,21 @@ function logLikelihoods(
   open: ArrayLike<number>,
 ): Float64Array {
   const pseudo = pseudoOf(recs);
-  return Float64Array.from(recs.list, (r, k) => {
-    if (r.id === own) return Number.NEGATIVE_INFINITY;
-    const c = r.cumulative;
-    let ll = 0;
-    for (const v of paid) {
-      const q =
-        (c[lowerBound(r.values, week(v) * 7 + 7)] ?? 0) -
-        (c[lowerBound(r.values, week(v) * 7)] ?? 0);
-      ll += Math.log((r.n * q + pseudo) / (r.n + 1));
-    }
-    if (unpaidOwn > 0) ll += unpaidOwn * Math.log((r.n * r.unpaidMass + pseudo) / (r.n + 1));
-    for (let i = 0; i < open.length; i++) ll += openTerm(recs, k, open[i] ?? 0);
-    return ll;
+  const ll = new Float64Array(recs.list.length);
+  const add = (terms: Float64Array) => {
+    for (let k = 0; k < ll.length; k++) ll[k] = (ll[k] ?? 0) + (terms[k] ?? 0);
+  };
+  for (const v of paid) add(paidTerms(recs, week(v)));
+  if (unpaidOwn > 0)
+    add(
+      Float64Array.from(
+        recs.list,
+        (r) => unpaidOwn * Math.log((r.n * r.unpaidMass + pseudo) / (r.n + 1)),
+      ),
+    );
+  for (let i = 0; i < open.length; i++) add(openTerms(recs, open[i] ?? 0));
+  recs.list.forEach((r, k) => {
+    if (r.id === own) ll[k] = Number.NEGATIVE_INFINITY;
   });
+  return ll;
 }
