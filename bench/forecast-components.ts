@@ -35,8 +35,9 @@
  * Environment: the FAMILY_* variables of bench/family.ts (as `bench:forecast`); COMPONENTS_JSON
  * (a file to write each business's per-origin forecast and actual per component and horizon);
  * COMPONENTS_RECEIVABLES=split (the receivables open at origin in rows by what they were then:
- * part-paid; not yet due, of a customer with fewer than three paid invoices; not yet due, other
- * customers; overdue 1–14 days; overdue 15 days or more; their sum is the receivables row).
+ * part-paid; a first invoice (the customer's only one by then), not yet due and overdue; not yet
+ * due, of a customer with fewer than three paid invoices; not yet due, other customers; overdue
+ * 1–14 days; overdue 15 days or more; their sum is the receivables row).
  */
 import { writeFileSync } from "node:fs";
 import { openPglite } from "../src/db/client.ts";
@@ -61,6 +62,8 @@ const SPLIT_RECEIVABLES = process.env.COMPONENTS_RECEIVABLES === "split";
 const COMPONENTS = {
   receivables_open: "receipts: receivables open at origin",
   receivables_parts: "  of which part-paid at origin",
+  receivables_first: "  of which first invoice, not due",
+  receivables_first_late: "  of which first invoice, overdue",
   receivables_new: "  of which not due, customer < 3 paid",
   receivables_not_due: "  of which not due, other customers",
   receivables_late: "  of which overdue 1–14 days",
@@ -260,6 +263,8 @@ function actualSplit(
 /** Rows that split another row (left out of sums). */
 const SUB_ROWS = new Set<Component>([
   "receivables_parts",
+  "receivables_first",
+  "receivables_first_late",
   "receivables_new",
   "receivables_not_due",
   "receivables_late",
@@ -268,13 +273,16 @@ const SUB_ROWS = new Set<Component>([
 
 /**
  * With COMPONENTS_RECEIVABLES=split, each receivable open at `origin` by what it was then:
- * part-paid, not yet due (of a customer with fewer than three invoices paid by then, or not),
- * overdue 1–14 days, 15 days or more. Empty otherwise.
+ * part-paid, a first invoice (the customer's only invoice by then: not yet due, or overdue), not
+ * yet due (of a customer with fewer than three invoices paid by then, or not), overdue 1–14 days,
+ * 15 days or more. Empty otherwise.
  */
 function receivableClasses(books: Books, origin: string): Map<string, Component> {
   const out = new Map<string, Component>();
   if (!SPLIT_RECEIVABLES) return out;
   const paidBy = new Map<string, number>();
+  // Invoices of each customer issued by the origin, paid or not: a first invoice is their only one.
+  const issuedBy = new Map<string, number>();
   const open: { id: string; contactId: string | null; due: string; parts: boolean }[] = [];
   for (const d of books.documents) {
     if (d.type !== "ACCREC") continue;
@@ -282,6 +290,7 @@ function receivableClasses(books: Books, origin: string): Map<string, Component>
     if (then === null) continue;
     if (then.paidDate !== null && d.contactId)
       paidBy.set(d.contactId, (paidBy.get(d.contactId) ?? 0) + 1);
+    if (d.contactId) issuedBy.set(d.contactId, (issuedBy.get(d.contactId) ?? 0) + 1);
     if ((then.status === "AUTHORISED" || then.status === "SUBMITTED") && then.amountDue > 0)
       open.push({
         id: d.id,
@@ -297,13 +306,17 @@ function receivableClasses(books: Books, origin: string): Map<string, Component>
       o.id,
       o.parts
         ? "receivables_parts"
-        : overdue <= 0
-          ? (paidBy.get(o.contactId ?? "") ?? 0) < 3
-            ? "receivables_new"
-            : "receivables_not_due"
-          : overdue < 15
-            ? "receivables_late"
-            : "receivables_later",
+        : (issuedBy.get(o.contactId ?? "") ?? 0) === 1
+          ? overdue > 0
+            ? "receivables_first_late"
+            : "receivables_first"
+          : overdue <= 0
+            ? (paidBy.get(o.contactId ?? "") ?? 0) < 3
+              ? "receivables_new"
+              : "receivables_not_due"
+            : overdue < 15
+              ? "receivables_late"
+              : "receivables_later",
     );
   }
   return out;

@@ -249,27 +249,24 @@ function mixtureFor(
 
 /** The weighed records' payments, by day. */
 function mix(recs: Records, weightOf: Float64Array): Mixture | null {
-  // At most one day per pooled payment: filled up to `size`, then cut to it.
-  const n = recs.pooled.length;
-  const days = new Int32Array(n);
-  const cumulative = new Float64Array(n + 1);
-  const counts = new Int32Array(n + 1);
-  let size = 0;
-  for (let i = 0; i < n; i++) {
+  const days: number[] = [];
+  const cumulative: number[] = [0];
+  const counts: number[] = [0];
+  for (let i = 0; i < recs.pooled.length; i++) {
     const w = (weightOf[recs.pooledRecord[i] ?? 0] ?? 0) * (recs.pooledMass[i] ?? 0);
     if (w === 0) continue;
     const day = recs.pooled[i] ?? 0;
-    if (size > 0 && days[size - 1] === day) {
-      cumulative[size] = (cumulative[size] ?? 0) + w;
-      counts[size] = (counts[size] ?? 0) + 1;
+    const last = days.length - 1;
+    if (days[last] === day) {
+      cumulative[last + 1] = (cumulative[last + 1] ?? 0) + w;
+      counts[last + 1] = (counts[last + 1] ?? 0) + 1;
     } else {
-      days[size] = day;
-      cumulative[size + 1] = (cumulative[size] ?? 0) + w;
-      counts[size + 1] = (counts[size] ?? 0) + 1;
-      size += 1;
+      days.push(day);
+      cumulative.push((cumulative[last + 1] ?? 0) + w);
+      counts.push((counts[last + 1] ?? 0) + 1);
     }
   }
-  if (size === 0) return null;
+  if (days.length === 0) return null;
   const unpaid: { day: number; w: number }[] = [];
   recs.list.forEach((r, k) => {
     const w = weightOf[k] ?? 0;
@@ -283,9 +280,9 @@ function mix(recs: Records, weightOf: Float64Array): Mixture | null {
   return {
     unpaidDays: Int32Array.from(unpaid, (e) => e.day),
     unpaidAfter,
-    days: days.slice(0, size),
-    cumulative: cumulative.slice(0, size + 1),
-    counts: counts.slice(0, size + 1),
+    days: Int32Array.from(days),
+    cumulative: Float64Array.from(cumulative),
+    counts: Int32Array.from(counts),
   };
 }
 
