@@ -65,7 +65,7 @@ export function kaplanMeier(
   unpaid: number,
 ): PoolWeights | null {
   if (open.length === 0) return null;
-  const censored = Int32Array.from(open).sort();
+  const censored = new Int32Array(open).sort();
   const cumulative = new Float64Array(paid.length + 1);
   let remaining = paid.length + censored.length + unpaid;
   let weight = 1;
@@ -147,19 +147,19 @@ export function fitCollection(
       paidOwn.push({ first, contactId, value: value.sort() });
     }
     if (unpaidList.length > 0) {
-      const value = Int32Array.from(unpaidList.slice(-RECENT_PAYMENTS)).sort();
+      const value = new Int32Array(unpaidList.slice(-RECENT_PAYMENTS)).sort();
       unpaidOwn.push({ first: firstUnpaid, contactId, value });
     }
     if (openList.length > 0) {
-      openOwn.push({ first: firstOpen, contactId, value: Int32Array.from(openList).sort() });
+      openOwn.push({ first: firstOpen, contactId, value: new Int32Array(openList).sort() });
       openLists.set(contactId, openList);
     }
   }
   const byContact = inHistoryOrder(paidOwn);
   const unpaidSorted = inHistoryOrder(unpaidOwn);
   const openByContact = inHistoryOrder(openOwn);
-  const all = Int32Array.from(lates).sort();
-  const unpaidAll = Int32Array.from(unpaid).sort();
+  const all = new Int32Array(lates).sort();
+  const unpaidAll = new Int32Array(unpaid).sort();
   const weightsByContact = new Map<string, PoolWeights>();
   for (const id of openByContact.keys()) {
     const w = kaplanMeier(

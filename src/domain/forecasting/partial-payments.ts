@@ -84,13 +84,13 @@ function record(
     paidCents += toCents(p.paid);
     lags.push(dayNumber(p.lastDate) - dayNumber(p.firstDate));
   }
-  const sorted = Int32Array.from(lags).sort();
+  const sorted = new Int32Array(lags).sort();
   return {
     paid: paid.length,
     inParts: lags.length,
     firstShare: paidCents > 0 ? firstCents / paidCents : 0,
     lags: sorted,
-    unpaidRests: Int32Array.from(unpaidRests).sort(),
+    unpaidRests: new Int32Array(unpaidRests).sort(),
     openRests: openRests.length,
     weights: kaplanMeier(sorted, openRests, unpaidRests.length),
     from,

@@ -33,7 +33,7 @@ export interface RunRate {
 function median(values: readonly number[]): number {
   if (values.length === 0) return 0;
   // Typed-array sort: numeric and without a comparator call per comparison.
-  const s = Float64Array.from(values).sort();
+  const s = new Float64Array(values).sort();
   const mid = s.length >> 1;
   return s.length % 2 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
 }

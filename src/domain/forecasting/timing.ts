@@ -60,7 +60,7 @@ function learn(
       from: recent[0]?.deliveryDate ?? "",
       to: recent[recent.length - 1]?.deliveryDate ?? "",
     },
-    lags: Int32Array.from(lags).sort(),
+    lags: new Int32Array(lags).sort(),
   };
 }
 
