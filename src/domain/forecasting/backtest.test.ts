@@ -234,6 +234,73 @@ describe("the books as of a date", () => {
     expect(d.weeks).not.toEqual(c.weeks);
   });
 
+  it("keeps a bad debt written off as an invoice never paid, not one raised in error", () => {
+    // Customer A paid three invoices 40 days late; W's invoice was voided 120 days after its due
+    // date (written off); E's was voided 5 days after issue (raised in error). N's first invoice,
+    // 1,000, is 30 days overdue: spread over A's three payments and W's invoice never paid.
+    const paid = (id: string, issue: string) =>
+      doc({
+        id,
+        contactId: "A",
+        issueDate: issue,
+        dueDate: addDays(issue, 14),
+        total: "100",
+        status: "PAID",
+        amountDue: "0",
+        paidDate: addDays(issue, 54),
+        updatedOn: addDays(issue, 54),
+        payments: [{ date: addDays(issue, 54), amount: "100" }],
+      });
+    const b = books([
+      paid("a1", "2025-06-02"),
+      paid("a2", "2025-07-01"),
+      paid("a3", "2025-08-01"),
+      doc({
+        id: "w1",
+        contactId: "W",
+        issueDate: "2025-06-16",
+        dueDate: "2025-06-30",
+        total: "500",
+        status: "VOIDED",
+        amountDue: "0",
+        updatedOn: addDays("2025-06-30", 120),
+      }),
+      doc({
+        id: "e1",
+        contactId: "E",
+        issueDate: "2025-06-16",
+        dueDate: "2025-06-30",
+        total: "500",
+        status: "VOIDED",
+        amountDue: "0",
+        updatedOn: "2025-06-21",
+      }),
+      doc({
+        id: "n1",
+        contactId: "N",
+        issueDate: "2026-01-26",
+        dueDate: "2026-02-09",
+        total: "1000",
+      }),
+    ]);
+    const cutoff = "2026-03-11";
+    const input = booksAsOf(b, cutoff, "0", instantOn(cutoff, TZ));
+    expect(input.salesHistory.map((e) => [e.contactId, e.paidDate])).toEqual([
+      ["A", "2025-07-26"],
+      ["A", "2025-08-24"],
+      ["A", "2025-09-24"],
+      ["N", null],
+      ["W", null],
+    ]);
+    const scenario = { id: "b", name: "Base", kind: "BASE" as const, assumptions: {} };
+    const lines = computeForecast({ ...input, scenario }).lines.filter((l) => l.itemId === "n1");
+    // Three of four past invoices this late were paid (40 days late: 2026-03-21), one never.
+    expect(lines.map((l) => [l.date, l.amount])).toEqual([["2026-03-21", "750"]]);
+    // Before it was written off, the same invoice counted the same way (open 91 days or more).
+    const before = booksAsOf(b, "2025-10-20", "0", instantOn("2025-10-20", TZ));
+    expect(before.salesHistory.filter((e) => e.contactId === "W")).toHaveLength(1);
+  });
+
   it("gives the same forecast for the same books on the same local date, whatever the hour or row order", () => {
     const list = Array.from({ length: 30 }, (_, i) =>
       doc({
