@@ -1,6 +1,5 @@
 import { type Cents, centsToDecimal, toCents } from "./cents.ts";
-import { UNPAID_AFTER_DAYS } from "./collection.ts";
-import { addDays, dayNumber } from "./dates.ts";
+import { addDays } from "./dates.ts";
 import type {
   AccountInfo,
   CustomerInfo,
@@ -275,23 +274,6 @@ function byContact(sales: readonly SalesHistoryEntry[]): SalesHistoryEntry[] {
 }
 
 /**
- * A sales invoice voided UNPAID_AFTER_DAYS or more after its due date (its last change): a bad
- * debt written off, not one raised in error (those are voided within days). It stays in the sales
- * history as what it was, an invoice never paid (collection.ts counts it so), as it counted from
- * 91 days overdue until voided; dropped, the evidence that invoices this late go unpaid vanished
- * the day it was written off.
- */
-function writtenOff(d: BookDocument, statusThen: string): boolean {
-  return (
-    d.type === "ACCREC" &&
-    statusThen === "VOIDED" &&
-    d.dueDate !== null &&
-    d.updatedOn !== null &&
-    dayNumber(d.updatedOn) - dayNumber(d.dueDate) >= UNPAID_AFTER_DAYS
-  );
-}
-
-/**
  * The engine's input from the books as they stood at the end of `cutoff` (a local date), with
  * `startingCash` the cash then. Pure; the output's order depends on the books' content only
  * (documents in the ledger's terms, byLedger), never on the order they were loaded in nor on the
@@ -336,12 +318,7 @@ export function booksAsOf(
         ...(firstPaid !== undefined ? { firstPaidDate: firstPaid } : {}),
       });
     }
-    if (
-      !(LIVE_NOW.has(then.status) || writtenOff(d, then.status)) ||
-      !inWindow(d.issueDate) ||
-      d.issueDate === null
-    )
-      continue;
+    if (!LIVE_NOW.has(then.status) || !inWindow(d.issueDate) || d.issueDate === null) continue;
     if (d.type === "ACCREC") {
       if (d.contactId === null) continue;
       // A paid invoice in one part has no parts (its payment may not be read); an open one's
