@@ -61,7 +61,8 @@ interface Records {
    * Each record's log-likelihood term (indexed like `list`) of one outcome: a payment in week w
    * (`paidTerms`, by w) or an invoice still open x days overdue (`openTerms`, by x). Every
    * customer weighed shows outcomes from the same few weeks and days, so each column is computed
-   * once and a customer's log-likelihood is a sum of columns.
+   * once and a customer's log-likelihood is a sum of columns
+   * (docs/adr/0011-books-documents-made-once-per-rows-read.md).
    */
   paidTerms: Map<number, Float64Array>;
   openTerms: Map<number, Float64Array>;

@@ -136,8 +136,8 @@ export interface BookRows {
   paid: DatedAmounts;
   /** Credit-note allocations of the same documents. */
   credited: DatedAmounts;
-  /** The bills purchase orders are matched to, by supplier (`billsBySupplier`). */
-  bills: Map<string, SupplierBills>;
+  /** The bills each billed purchase order can be matched to, by order id (`candidateBills`). */
+  orderBills: Map<string, CandidateBills>;
   /** Each row's document (same order) in the books of `cutoff` (`withDocuments`). */
   made: BookDocument[];
 }
@@ -199,7 +199,7 @@ async function readOtherRows(
   db: DbOrTx,
   org: ForecastOrg,
   input: { cutoff: string | null; includedBankAccounts: readonly string[] },
-): Promise<Omit<BookRows, "cutoff" | "documents" | "paid" | "credited" | "bills" | "made">> {
+): Promise<Omit<BookRows, "cutoff" | "documents" | "paid" | "credited" | "orderBills" | "made">> {
   const orgId = org.id;
   const tz = org.timezone;
   const since = input.cutoff === null ? null : addDays(input.cutoff, -HISTORY_DAYS);
@@ -467,17 +467,18 @@ function bookDocument(
 }
 
 /**
- * What is made once per rows read, for every cutoff the rows give books for: the bills purchase
- * orders are matched to (`billsBySupplier`), and each row's document as the books of the read's
+ * What is made once per rows read, for every cutoff the rows give books for: the bills each
+ * purchase order can be matched to (`candidateBills`), and each row's document as the books of the read's
  * cutoff hold it (`made`), which `booksFromRows` takes for a later cutoff unless its payments or
- * credits differ then. Making ~120,000 documents for every date was half of `booksFromRows`.
+ * credits differ then. Making ~120,000 documents for every date was half of `booksFromRows`
+ * (docs/adr/0011-books-documents-made-once-per-rows-read.md).
  */
-function withDocuments(rows: Omit<BookRows, "bills" | "made">): BookRows {
+function withDocuments(rows: Omit<BookRows, "orderBills" | "made">): BookRows {
   const account = accountOf(rows);
   const lists = datedAmounts(rows, rows.documents, rows.cutoff);
   return {
     ...rows,
-    bills: billsBySupplier(rows.documents),
+    orderBills: candidateBills(rows.orders, rows.documents),
     made: rows.documents.map((d) => bookDocument(d, account, lists.payments(d), lists.credits(d))),
   };
 }
@@ -512,7 +513,7 @@ export function booksFromRows(org: ForecastOrg, read: BookRows, cutoff: string |
       : bookDocument(d, account, payments, credits);
   });
 
-  const purchaseOrders = matchPurchaseOrders(read.orders, read.bills, account, (d) =>
+  const purchaseOrders = matchPurchaseOrders(read.orders, read.orderBills, account, (d) =>
     inBooks(d, cutoff, since),
   );
 
@@ -571,9 +572,7 @@ interface SupplierBills {
  * Each supplier's bills that purchase orders can be matched to (not voided nor deleted), in the
  * order of their ids (ties in the match go to the first), and the same bills by number: an
  * organisation has thousands of billed orders per supplier, each looked up by its number and
- * reference. Made once per rows read, for every cutoff the rows give books for (sorting ~20,000
- * bills by id for every date was most of `booksFromRows`); `matchPurchaseOrders` takes of them
- * those in the books of its cutoff.
+ * reference.
  */
 function billsBySupplier(documents: readonly DocumentRow[]): Map<string, SupplierBills> {
   const billsOf = new Map<string, SupplierBills>();
@@ -642,18 +641,71 @@ async function readPurchaseOrders(db: DbOrTx, org: ForecastOrg): Promise<Purchas
 }
 
 /**
- * Purchase orders with the day their bill became known. The bill is found as the bill matcher
- * (services/sync/suppress-purchase-orders.ts) matched it: same supplier and the order's number
- * or reference as the bill's number, else the same total dated 7 days before to 60 after.
+ * The bills a purchase order can be matched to, in the order the match prefers them, as the
+ * bill matcher (services/sync/suppress-purchase-orders.ts) matched them: of the same supplier,
+ * those whose number is the order's number or reference (`byNumber`), and those of the same
+ * total and currency dated 7 days before to 60 after the order (`byAmount`), which count only
+ * when none of the first is in the books.
+ */
+interface CandidateBills {
+  byNumber: DocumentRow[];
+  byAmount: DocumentRow[];
+}
+
+/**
+ * The candidate bills of every billed or suppressed purchase order, from all the rows read: made
+ * once per rows read, for every cutoff the rows give books for (sorting ~20,000 bills by id and
+ * scanning a supplier's bills for every date was most of `booksFromRows`); `matchPurchaseOrders`
+ * takes of them those in the books of its cutoff, in the same order.
+ */
+function candidateBills(
+  orders: readonly PurchaseOrderRow[],
+  documents: readonly DocumentRow[],
+): Map<string, CandidateBills> {
+  const out = new Map<string, CandidateBills>();
+  if (orders.length === 0) return out;
+  const billsOf = billsBySupplier(documents);
+  for (const po of orders) {
+    if (po.suppressedReason === null && po.status !== "BILLED") continue;
+    const bills = billsOf.get(po.contactId ?? "");
+    const refs = [...new Set([norm(po.number), norm(po.reference)])].filter((r) => r !== null);
+    // The bills whose number is the order's number or reference, in document order.
+    const byNumber = refs
+      .flatMap((r) => bills?.byNumber.get(r) ?? [])
+      .sort((a, b) => a.order - b.order)
+      .map((b) => b.doc);
+    let byAmount: DocumentRow[] = [];
+    if (po.issueDate !== null && bills) {
+      const from = addDays(po.issueDate, -7);
+      const to = addDays(po.issueDate, 60);
+      const total = money(po.total);
+      byAmount = bills.all
+        .filter(
+          (b) =>
+            b.doc.currency === po.currency &&
+            b.doc.issueDate !== null &&
+            b.doc.issueDate >= from &&
+            b.doc.issueDate <= to &&
+            money(b.doc.total).eq(total),
+        )
+        .map((b) => b.doc);
+    }
+    out.set(po.id, { byNumber, byAmount });
+  }
+  return out;
+}
+
+/**
+ * Purchase orders with the day their bill became known: of the order's candidate bills
+ * (`candidateBills`) in the books, the one known first (the first in their order on a tie).
  */
 function matchPurchaseOrders(
   list: readonly PurchaseOrderRow[],
-  billsOf: ReadonlyMap<string, SupplierBills>,
+  orderBills: ReadonlyMap<string, CandidateBills>,
   account: (code: string | null) => string | null,
   /** Is the bill in the books of the cutoff (the rows hold those of earlier cutoffs too)? */
   inTheBooks: (d: DocumentRow) => boolean,
 ): BookPurchaseOrder[] {
-  if (list.length === 0) return [];
   const knownOn = (d: DocumentRow) => {
     const issued = d.issueDate ?? d.updatedOn;
     if (issued === null) return d.updatedOn;
@@ -662,33 +714,15 @@ function matchPurchaseOrders(
   return list.map((po) => {
     let billedOn: string | null = null;
     let billId: string | null = null;
-    if (po.suppressedReason !== null || po.status === "BILLED") {
-      const bills = billsOf.get(po.contactId ?? "");
-      const refs = [...new Set([norm(po.number), norm(po.reference)])].filter((r) => r !== null);
-      // The bills whose number is the order's number or reference, in document order.
-      let match = refs
-        .flatMap((r) => bills?.byNumber.get(r) ?? [])
-        .filter((b) => inTheBooks(b.doc))
-        .sort((a, b) => a.order - b.order);
-      if (match.length === 0 && po.issueDate !== null && bills) {
-        const from = addDays(po.issueDate, -7);
-        const to = addDays(po.issueDate, 60);
-        const total = money(po.total);
-        match = bills.all.filter(
-          (b) =>
-            inTheBooks(b.doc) &&
-            b.doc.currency === po.currency &&
-            b.doc.issueDate !== null &&
-            b.doc.issueDate >= from &&
-            b.doc.issueDate <= to &&
-            money(b.doc.total).eq(total),
-        );
-      }
+    const candidates = orderBills.get(po.id);
+    if (candidates) {
+      let match = candidates.byNumber.filter(inTheBooks);
+      if (match.length === 0) match = candidates.byAmount.filter(inTheBooks);
       for (const b of match) {
-        const on = knownOn(b.doc);
+        const on = knownOn(b);
         if (on !== null && (billedOn === null || on < billedOn)) {
           billedOn = on;
-          billId = b.doc.id;
+          billId = b.id;
         }
       }
       // Billed, but its bill is not found: billed when last changed.
