@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { baseCents } from "./cents.ts";
 import { dayNumber } from "./dates.ts";
-import { NO_DAY, salesCents, salesDays } from "./sales-history.ts";
+import { inHistoryOrder, NO_DAY, salesByContact, salesCents, salesDays } from "./sales-history.ts";
 import type { SalesHistoryEntry } from "./types.ts";
 
 const entry = (over: Partial<SalesHistoryEntry>): SalesHistoryEntry => ({
@@ -41,5 +41,41 @@ describe("sales history parsed once", () => {
     expect(salesCents(history, "AUD")).toBe(salesCents(history, "AUD"));
     expect(salesCents(history, "USD")[2]).toBe(100000);
     expect(salesDays([...history])).not.toBe(salesDays(history));
+  });
+});
+
+describe("sales history grouped by contact once", () => {
+  // Interleaved, as a hand-built history may be: B's invoices come before and after C's.
+  const history = ["B", "C", "B", "A", "C", "B"].map((contactId) => entry({ contactId }));
+
+  it("lists contacts by first invoice and each contact's invoices in history order", () => {
+    const { contactIds, start, entries } = salesByContact(history);
+    expect(contactIds).toEqual(["B", "C", "A"]);
+    expect(Array.from(start)).toEqual([0, 3, 5, 6]);
+    expect(Array.from(entries)).toEqual([0, 2, 5, 1, 4, 3]);
+  });
+
+  it("groups a history already grouped by contact as itself, and groups a history once", () => {
+    const grouped = ["A", "A", "B", "C", "C"].map((contactId) => entry({ contactId }));
+    expect(Array.from(salesByContact(grouped).entries)).toEqual([0, 1, 2, 3, 4]);
+    expect(salesByContact(history)).toBe(salesByContact(history));
+    expect(salesByContact([])).toEqual({
+      contactIds: [],
+      start: Int32Array.of(0),
+      entries: new Int32Array(0),
+    });
+  });
+
+  it("keeps per-contact values in the order of the invoice that first counted for each", () => {
+    const values = [
+      { first: 4, contactId: "C", value: "c" },
+      { first: 1, contactId: "A", value: "a" },
+      { first: 2, contactId: "B", value: "b" },
+    ];
+    expect([...inHistoryOrder(values).keys()]).toEqual(["A", "B", "C"]);
+    expect([...inHistoryOrder(values.slice(1)).entries()]).toEqual([
+      ["A", "a"],
+      ["B", "b"],
+    ]);
   });
 });
